@@ -1,0 +1,69 @@
+package reconcile_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubeloop/kubeloop/reconcile"
+)
+
+func TestTerminalError(t *testing.T) {
+	base := errors.New("spec.image is empty")
+	tests := []struct {
+		name string
+		give error
+		want bool
+	}{
+		{name: "nil", give: nil, want: false},
+		{name: "plain", give: base, want: false},
+		{name: "terminal", give: reconcile.TerminalError(base), want: true},
+		{name: "wrapped terminal", give: fmt.Errorf("app default/web: %w", reconcile.TerminalError(base)), want: true},
+		{name: "terminal of nil", give: reconcile.TerminalError(nil), want: true},
+		{name: "errorf", give: reconcile.Errorf("bad %s", "x"), want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, reconcile.IsTerminal(tt.give))
+			assert.Equal(t, tt.want, errors.Is(tt.give, reconcile.TerminalError(nil)))
+		})
+	}
+	assert.ErrorIs(t, reconcile.TerminalError(base), base, "the cause stays reachable")
+	assert.Equal(t, "terminal error: spec.image is empty", reconcile.TerminalError(base).Error())
+}
+
+func TestRequestString(t *testing.T) {
+	assert.Equal(t, "ns/a", reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "a"}}.String())
+	assert.Equal(t, "node-1", reconcile.Request{NamespacedName: types.NamespacedName{Name: "node-1"}}.String())
+}
+
+func TestResult(t *testing.T) {
+	assert.True(t, reconcile.Result{}.IsZero())
+	assert.False(t, reconcile.Result{RequeueAfter: time.Second}.IsZero())
+}
+
+func ExampleFunc() {
+	r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+		fmt.Println("reconciling", req)
+		return reconcile.Result{RequeueAfter: time.Minute}, nil
+	})
+	res, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: "web"}})
+	fmt.Println(res.RequeueAfter, err)
+	// Output:
+	// reconciling default/web
+	// 1m0s <nil>
+}
+
+func ExampleTerminalError() {
+	err := fmt.Errorf("app default/web: %w", reconcile.TerminalError(errors.New("spec.port 70000 is out of range")))
+	fmt.Println(reconcile.IsTerminal(err))
+	fmt.Println(err)
+	// Output:
+	// true
+	// app default/web: terminal error: spec.port 70000 is out of range
+}
