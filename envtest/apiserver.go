@@ -1,0 +1,138 @@
+package envtest
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+const adminUser = "kubeloop-admin"
+
+// writeAPIServerFiles writes the serving certificate, the client CA, the
+// service account key and the admin client certificate.
+func (e *Environment) writeAPIServerFiles() error {
+	servingCert, servingKey, err := e.ca.issue("kube-apiserver", nil, []string{"127.0.0.1", "localhost"})
+	if err != nil {
+		return err
+	}
+	saKey, err := serviceAccountKey()
+	if err != nil {
+		return err
+	}
+	if e.adminCert, e.adminKey, err = e.ca.issue(adminUser, []string{"system:masters"}, nil); err != nil {
+		return err
+	}
+	for name, data := range map[string][]byte{
+		"ca.crt": e.ca.certPEM, "apiserver.crt": servingCert, "apiserver.key": servingKey, "sa.key": saKey,
+	} {
+		if err := writeFile(filepath.Join(e.dir, name), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Environment) apiServerArgs(port int) []string {
+	authz := e.Authorization
+	if authz == "" {
+		authz = "AlwaysAllow"
+	}
+	url := "https://127.0.0.1:" + itoa(port)
+	args := []string{
+		"--etcd-servers=" + e.etcdURL,
+		"--etcd-prefix=/registry",
+		"--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1",
+		"--secure-port=" + itoa(port),
+		"--endpoint-reconciler-type=none",
+		"--cert-dir=" + filepath.Join(e.dir, "certs"),
+		"--tls-cert-file=" + filepath.Join(e.dir, "apiserver.crt"),
+		"--tls-private-key-file=" + filepath.Join(e.dir, "apiserver.key"),
+		"--client-ca-file=" + filepath.Join(e.dir, "ca.crt"),
+		"--service-cluster-ip-range=10.0.0.0/24",
+		"--service-account-issuer=" + url,
+		"--service-account-key-file=" + filepath.Join(e.dir, "sa.key"),
+		"--service-account-signing-key-file=" + filepath.Join(e.dir, "sa.key"),
+		"--disable-admission-plugins=ServiceAccount",
+		"--authorization-mode=" + authz,
+		"--shutdown-delay-duration=0s",
+		"--allow-privileged=true",
+		"--v=0",
+	}
+	return append(args, e.APIServerFlags...)
+}
+
+// startAPIServer starts kube-apiserver and waits for readyz. With
+// choosePort it picks a free port (retrying when taken); otherwise it reuses
+// the previous port.
+func (e *Environment) startAPIServer(ctx context.Context, choosePort bool) error {
+	httpClient, err := e.tlsClient()
+	if err != nil {
+		return err
+	}
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		if choosePort {
+			if e.apiPort, err = freePort(); err != nil {
+				return err
+			}
+		}
+		e.apiserver.args = e.apiServerArgs(e.apiPort)
+		if err := e.apiserver.start(); err != nil {
+			return err
+		}
+		url := "https://127.0.0.1:" + itoa(e.apiPort)
+		lastErr = e.apiserver.waitReady(ctx, httpReady(httpClient, url+"/readyz", "ok"))
+		if lastErr == nil {
+			e.config = &rest.Config{
+				Host:            url,
+				TLSClientConfig: rest.TLSClientConfig{CAData: e.ca.certPEM, CertData: e.adminCert, KeyData: e.adminKey},
+				QPS:             -1, // no client-side throttling against a test server
+			}
+			return nil
+		}
+		inUse := e.apiserver.addressInUse()
+		_ = e.apiserver.stop(5 * time.Second)
+		if !inUse {
+			break
+		}
+		if !choosePort {
+			// The old port is taken by someone else: wait for it briefly.
+			select {
+			case <-ctx.Done():
+				return lastErr
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}
+	return fmt.Errorf("%w\n(etcd's last output:\n%s)", lastErr, e.etcd.out)
+}
+
+// waitDefaultNamespace waits until the API server's bootstrap has created
+// the default namespace, so tests can create objects in it at once.
+func (e *Environment) waitDefaultNamespace(ctx context.Context) error {
+	cs, err := kubernetes.NewForConfig(e.config)
+	if err != nil {
+		return fmt.Errorf("envtest: clientset: %w", err)
+	}
+	for {
+		_, err := cs.CoreV1().Namespaces().Get(ctx, metav1.NamespaceDefault, metav1.GetOptions{})
+		if err == nil {
+			return nil
+		}
+		if !apierrors.IsNotFound(err) && ctx.Err() != nil {
+			return fmt.Errorf("envtest: wait for namespace default: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("envtest: namespace default never appeared: %w (last: %v)", ctx.Err(), err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

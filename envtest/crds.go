@@ -1,0 +1,205 @@
+package envtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+)
+
+var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// InstallCRDs creates or updates crds and waits until each is established
+// and every served version is in discovery.
+func (e *Environment) InstallCRDs(ctx context.Context, crds ...*unstructured.Unstructured) error {
+	cfg := e.Config()
+	if cfg == nil {
+		return errors.New("envtest: environment not started")
+	}
+	return installCRDs(ctx, cfg, crds)
+}
+
+// ReadCRDs reads the CustomResourceDefinitions in YAML files, or in the
+// *.yaml, *.yml and *.json files of directories.
+func ReadCRDs(paths ...string) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	for _, p := range paths {
+		files, err := crdFiles(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			objs, err := readYAML(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, objs...)
+		}
+	}
+	return out, nil
+}
+
+func (e *Environment) loadCRDs() ([]*unstructured.Unstructured, error) {
+	crds, err := ReadCRDs(e.CRDDirectoryPaths...)
+	if err != nil {
+		return nil, err
+	}
+	return append(crds, e.CRDs...), nil
+}
+
+func crdFiles(path string) ([]string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("envtest: CRD path: %w", err)
+	}
+	if !info.IsDir() {
+		return []string{path}, nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, fmt.Errorf("envtest: CRD directory: %w", err)
+	}
+	var files []string
+	for _, ent := range entries {
+		switch strings.ToLower(filepath.Ext(ent.Name())) {
+		case ".yaml", ".yml", ".json":
+			if !ent.IsDir() {
+				files = append(files, filepath.Join(path, ent.Name()))
+			}
+		}
+	}
+	return files, nil
+}
+
+func readYAML(file string) ([]*unstructured.Unstructured, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("envtest: read CRDs: %w", err)
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	var out []*unstructured.Unstructured
+	for i := 0; ; i++ {
+		var obj map[string]any
+		if err := dec.Decode(&obj); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, fmt.Errorf("envtest: %s: document %d: %w", file, i, err)
+		}
+		if len(obj) == 0 {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		if u.GetKind() != "CustomResourceDefinition" {
+			return nil, fmt.Errorf("envtest: %s: document %d is a %q, not a CustomResourceDefinition", file, i, u.GetKind())
+		}
+		out = append(out, u)
+	}
+}
+
+func installCRDs(ctx context.Context, cfg *rest.Config, crds []*unstructured.Unstructured) error {
+	if len(crds) == 0 {
+		return nil
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("envtest: dynamic client: %w", err)
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("envtest: discovery client: %w", err)
+	}
+	client := dyn.Resource(crdResource)
+	for _, crd := range crds {
+		obj := crd.DeepCopy()
+		obj.SetResourceVersion("")
+		_, err := client.Create(ctx, obj, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			var existing *unstructured.Unstructured
+			if existing, err = client.Get(ctx, obj.GetName(), metav1.GetOptions{}); err == nil {
+				obj.SetResourceVersion(existing.GetResourceVersion())
+				_, err = client.Update(ctx, obj, metav1.UpdateOptions{})
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("envtest: install CRD %s: %w", crd.GetName(), err)
+		}
+	}
+	for _, crd := range crds {
+		if err := waitCRD(ctx, client, disc, crd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitCRD waits until crd is Established and each served version lists its
+// plural in discovery.
+func waitCRD(ctx context.Context, client dynamic.ResourceInterface, disc discovery.DiscoveryInterface, crd *unstructured.Unstructured) error {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	var last error
+	for {
+		last = crdReady(ctx, client, disc, crd.GetName(), group, plural, versions)
+		if last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("envtest: CRD %s not served: %w (last: %v)", crd.GetName(), ctx.Err(), last)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func crdReady(ctx context.Context, client dynamic.ResourceInterface, disc discovery.DiscoveryInterface, name, group, plural string, versions []any) error {
+	got, err := client.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
+	established := false
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Established" && m["status"] == "True" {
+			established = true
+		}
+	}
+	if !established {
+		return errors.New("not established yet")
+	}
+	for _, v := range versions {
+		m, _ := v.(map[string]any)
+		if served, _ := m["served"].(bool); !served {
+			continue
+		}
+		gv := group + "/" + fmt.Sprint(m["name"])
+		list, err := disc.ServerResourcesForGroupVersion(gv)
+		if err != nil {
+			return fmt.Errorf("discovery of %s: %w", gv, err)
+		}
+		found := false
+		for _, r := range list.APIResources {
+			found = found || r.Name == plural
+		}
+		if !found {
+			return fmt.Errorf("%s not yet in discovery of %s", plural, gv)
+		}
+	}
+	return nil
+}
