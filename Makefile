@@ -1,0 +1,38 @@
+# kubeloop: the two commands that matter are `make demo` and `make test`.
+GO ?= go
+GOFLAGS_TEST ?= -race -count=1 -timeout 20m
+
+.PHONY: all test tools lint vet fmt-check demo bench clean-tools
+
+all: test
+
+## tools: build etcd and kube-apiserver into the cache outside the clone (only when missing)
+tools:
+	@hack/tools.sh >/dev/null
+
+## fmt-check: fail when a Go file is not gofmt'd
+fmt-check:
+	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+## vet: go vet the library and the benchmark module
+vet:
+	$(GO) vet ./...
+	@if [ -f bench/go.mod ]; then cd bench && $(GO) vet ./...; fi
+
+lint: fmt-check vet
+
+## test: gofmt check, go vet, then every test under -race against a real control plane
+test: tools lint
+	$(GO) test $(GOFLAGS_TEST) ./...
+
+## demo: the example App operator against a local control plane it starts itself
+demo: tools
+	$(GO) run ./examples/app/cmd/demo $(DEMO_ARGS)
+
+## bench: the side-by-side benchmarks (see BENCHMARKS.md)
+bench:
+	hack/bench.sh
+
+clean-tools:
+	rm -rf "$${KUBELOOP_TOOLS_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/kubeloop/tools}"
