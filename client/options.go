@@ -61,6 +61,17 @@ func (o *GetOptions) ApplyOptions(opts []GetOption) *GetOptions {
 	return o
 }
 
+// ApplyToGet copies o's set fields into g, so a GetOptions is itself an
+// option.
+func (o *GetOptions) ApplyToGet(g *GetOptions) {
+	if o.UnsafeDisableDeepCopy != nil {
+		g.UnsafeDisableDeepCopy = o.UnsafeDisableDeepCopy
+	}
+	if o.Raw != nil {
+		g.Raw = o.Raw
+	}
+}
+
 // ListOptions are the options of a List and of the list half of DeleteAllOf.
 // The zero value lists every object of the kind in every namespace.
 type ListOptions struct {

@@ -1,0 +1,53 @@
+// Package cache keeps an in-memory, indexed, eventually consistent copy of
+// the cluster's objects and serves reads from it. It is built on
+// client-go's SharedIndexInformer and Reflector, which already handle
+// relists after 410 Gone, backoff, bookmarks and streaming lists.
+//
+// A cache holds one informer per kind and object shape (typed Go structs,
+// *unstructured.Unstructured, and *metav1.PartialObjectMetadata read
+// through the metadata client), so typed and unstructured reads of one kind
+// never collide. With namespaces configured, a namespaced kind has one
+// informer per namespace behind a single Informer.
+//
+//	c, err := cache.New(cfg, cache.Options{DefaultNamespaces: []string{"team-a"}})
+//	// ...
+//	_ = c.IndexField(ctx, &corev1.Pod{}, "spec.nodeName", func(o client.Object) []string {
+//		return []string{o.(*corev1.Pod).Spec.NodeName}
+//	})
+//	go c.Start(ctx)
+//	if !c.WaitForCacheSync(ctx) {
+//		return c.Healthy() // names each kind that cannot list or watch, and why
+//	}
+//	var pods corev1.PodList
+//	err = c.List(ctx, &pods, client.InNamespace("team-a"), client.MatchingFields{"spec.nodeName": "n1"})
+//
+// Guarantees:
+//   - Reads return deep copies; client.UnsafeDisableDeepCopy (per read,
+//     per kind, or by default) returns the cached objects' contents without
+//     copying, which must then not be mutated. Objects keep their
+//     resourceVersion and carry their apiVersion and kind.
+//   - metadata.managedFields is stripped before storing (ByObject
+//     KeepManagedFields keeps it), and namespaces, label keys and values
+//     and annotation keys are shared between objects, to cut memory.
+//   - List answers namespace, label selectors, and exact-match field
+//     selectors on fields indexed with IndexField (and on metadata.name and
+//     metadata.namespace); any other field selector is an error wrapping
+//     ErrUnsupportedSelector, never a silent full scan. Field indexes hold
+//     every value cluster-wide and per namespace, so MatchingFields with
+//     InNamespace is one lookup.
+//   - A read of a kind nobody watches starts its informer, logs it at info
+//     level, counts it (InformerCache.LazyInformerStarts) and waits for it
+//     to sync. With Options.ReaderFailOnMissingInformer it fails instead
+//     with an error wrapping ErrResourceNotCached that names the kind.
+//   - A kind whose list or watch fails (RBAC forbidden, not served, API
+//     server unreachable) is reported by Healthy with its cause until a
+//     list or watch succeeds again. WaitForCacheSync and reads never wait
+//     past their context; the error of a read that gave up carries the
+//     last list-watch failure.
+//   - Start blocks until its context ends; informers created later start
+//     at once; every goroutine has exited when Start returns.
+//     RemoveInformer stops one kind's informers, waits for their
+//     goroutines and drops the store.
+//   - Event handlers added through GetInformer receive OnAdd with
+//     isInInitialList true for the objects of the initial list.
+package cache

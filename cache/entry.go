@@ -1,0 +1,300 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/kubeloop/kubeloop/client"
+)
+
+// shape is the Go representation of cached objects. Each shape has its own
+// informers, so typed and unstructured reads of one kind never collide.
+type shape uint8
+
+const (
+	shapeTyped shape = iota
+	shapeUnstructured
+	shapeMetadata
+)
+
+func (s shape) String() string {
+	switch s {
+	case shapeUnstructured:
+		return "unstructured"
+	case shapeMetadata:
+		return "metadata"
+	}
+	return "typed"
+}
+
+func shapeOf(obj runtime.Object) shape {
+	switch obj.(type) {
+	case *metav1.PartialObjectMetadata, *metav1.PartialObjectMetadataList:
+		return shapeMetadata
+	case runtime.Unstructured:
+		return shapeUnstructured
+	}
+	return shapeTyped
+}
+
+// kindKey names one family of informers: a kind in one shape.
+type kindKey struct {
+	shape shape
+	gvk   schema.GroupVersionKind
+}
+
+func compareKeys(a, b kindKey) int {
+	return strings.Compare(a.shape.String()+kindName(a.gvk), b.shape.String()+kindName(b.gvk))
+}
+
+// errRemoved is returned by waitSynced for an informer removed meanwhile.
+var errRemoved = errors.New("cache: informer removed")
+
+// entry is the informers of one kind and shape: one cluster-wide, or one
+// per watched namespace.
+type entry struct {
+	key        kindKey
+	mapping    *meta.RESTMapping
+	namespaced bool
+	restricted bool // namespaced and limited to byNS's namespaces
+	noCopy     bool // reads share memory unless the read says otherwise
+	informers  []*nsInformer
+	byNS       map[string]*nsInformer // "" when cluster-wide
+	log        logr.Logger
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc // set when started
+	removed bool
+	done    chan struct{} // closed when every informer has returned (or on removal before start)
+}
+
+// nsInformer is one SharedIndexInformer and the health of its list-watch.
+type nsInformer struct {
+	namespace string
+	inf       toolscache.SharedIndexInformer
+	lastErr   atomic.Pointer[error]
+}
+
+func (n *nsInformer) setErr(err error) {
+	if err == nil {
+		n.lastErr.Store(nil)
+		return
+	}
+	n.lastErr.Store(&err)
+}
+
+func (n *nsInformer) err() error {
+	if p := n.lastErr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// newNSInformer builds the informer of e's kind in namespace ns ("" for
+// all), with the namespace index, the transform and health tracking.
+func (e *entry) newNSInformer(f listWatchFactory, ns string, kc kindConfig, transform toolscache.TransformFunc, scheme *runtime.Scheme) (*nsInformer, error) {
+	lw, err := f.listWatch(e.key, e.mapping, ns, kc)
+	if err != nil {
+		return nil, fmt.Errorf("cache: list-watch of %s: %w", kindName(e.key.gvk), err)
+	}
+	example, err := exampleObject(e.key, scheme)
+	if err != nil {
+		return nil, err
+	}
+	ni := &nsInformer{namespace: ns}
+	log := e.log
+	if ns != "" {
+		log = log.WithValues("namespace", ns)
+	}
+	report := func(ctx context.Context, err error) {
+		switch {
+		case err == nil:
+			ni.setErr(nil)
+		case ctx.Err() != nil:
+			// Shutting down.
+		case routine(err):
+			log.V(4).Info("watch closed; resuming", "err", err.Error())
+		default:
+			if ni.err() == nil {
+				log.Error(err, "list or watch failed; retrying with backoff")
+			}
+			ni.setErr(err)
+		}
+	}
+	inf := toolscache.NewSharedIndexInformerWithOptions(&trackingLW{inner: lw, report: report}, example,
+		toolscache.SharedIndexInformerOptions{
+			ResyncPeriod:      kc.resync,
+			Indexers:          toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc},
+			ObjectDescription: kindName(e.key.gvk),
+		})
+	if err := inf.SetTransform(transform); err != nil {
+		return nil, err
+	}
+	if err := inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, _ *toolscache.Reflector, err error) {
+		report(ctx, err)
+	}); err != nil {
+		return nil, err
+	}
+	ni.inf = inf
+	return ni, nil
+}
+
+// routine reports whether err is a normal end of a watch that the
+// reflector resumes from (end of stream, expired resourceVersion).
+func routine(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
+}
+
+// exampleObject returns the object type the informer of key stores.
+func exampleObject(key kindKey, scheme *runtime.Scheme) (runtime.Object, error) {
+	switch key.shape {
+	case shapeUnstructured:
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(key.gvk)
+		return u, nil
+	case shapeMetadata:
+		return &metav1.PartialObjectMetadata{}, nil
+	}
+	obj, err := scheme.New(key.gvk)
+	if err != nil {
+		return nil, fmt.Errorf("cache: %s: %w", kindName(key.gvk), err)
+	}
+	return obj, nil
+}
+
+// start runs every informer of e under parent; wg tracks the goroutines.
+// The caller holds the cache's lock.
+func (e *entry) start(parent context.Context, wg *sync.WaitGroup) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.removed || e.cancel != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(klog.NewContext(parent, e.log))
+	e.cancel = cancel
+	var iwg sync.WaitGroup
+	for _, ni := range e.informers {
+		iwg.Go(func() { ni.inf.RunWithContext(ctx) })
+	}
+	wg.Go(func() {
+		iwg.Wait()
+		close(e.done)
+	})
+}
+
+// stop stops e's informers and waits for them to return, or for ctx.
+func (e *entry) stop(ctx context.Context) error {
+	e.mu.Lock()
+	if e.removed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.removed = true
+	cancel := e.cancel
+	if cancel == nil {
+		close(e.done)
+	}
+	e.mu.Unlock()
+	if cancel == nil {
+		return nil
+	}
+	cancel()
+	select {
+	case <-e.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("cache: stop informer of %s: %w", kindName(e.key.gvk), ctx.Err())
+	}
+}
+
+// waitSynced waits until every informer of e has synced. It returns
+// errRemoved if e is removed or stopped first, and ctx's error, with the
+// latest list-watch failure, if ctx ends first.
+func (e *entry) waitSynced(ctx context.Context) error {
+	for _, ni := range e.informers {
+		select {
+		case <-ni.inf.HasSyncedChecker().Done():
+			continue
+		default:
+		}
+		select {
+		case <-ni.inf.HasSyncedChecker().Done():
+		case <-e.done:
+			return errRemoved
+		case <-ctx.Done():
+			if herr := ni.err(); herr != nil {
+				return fmt.Errorf("%w (last list or watch error: %w)", ctx.Err(), herr)
+			}
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// healthErrors returns one error per informer whose last list or watch
+// failed.
+func (e *entry) healthErrors() []error {
+	var errs []error
+	for _, ni := range e.informers {
+		err := ni.err()
+		if err == nil {
+			continue
+		}
+		where := kindName(e.key.gvk)
+		if e.key.shape != shapeTyped {
+			where += " (" + e.key.shape.String() + ")"
+		}
+		if ni.namespace != "" {
+			where += " in namespace " + ni.namespace
+		}
+		errs = append(errs, fmt.Errorf("cache: %s: %w", where, err))
+	}
+	return errs
+}
+
+// addFieldIndex adds the index of field to every informer of e.
+func (e *entry) addFieldIndex(field string, extract client.IndexerFunc) error {
+	name := fieldIndexName(field)
+	fn := func(obj any) ([]string, error) {
+		o, ok := obj.(client.Object)
+		if !ok {
+			return nil, fmt.Errorf("object %T has no metadata", obj)
+		}
+		return indexKeys(o.GetNamespace(), extract(o)), nil
+	}
+	for _, ni := range e.informers {
+		if err := ni.inf.AddIndexers(toolscache.Indexers{name: fn}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// informer returns what GetInformer hands out: the SharedIndexInformer
+// itself when there is one, else a fan-out over the namespaces.
+func (e *entry) informer() Informer {
+	if len(e.informers) == 1 {
+		return e.informers[0].inf
+	}
+	infs := make([]toolscache.SharedIndexInformer, len(e.informers))
+	for i, ni := range e.informers {
+		infs[i] = ni.inf
+	}
+	return &multiInformer{informers: infs, done: e.done}
+}

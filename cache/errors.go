@@ -1,0 +1,41 @@
+package cache
+
+import (
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Sentinel errors. Match them with errors.Is; the errors returned wrap them
+// with the kind and object concerned.
+var (
+	// ErrResourceNotCached is returned by a read of a kind the cache has no
+	// informer for when Options.ReaderFailOnMissingInformer is set.
+	ErrResourceNotCached = errors.New("cache: kind not cached")
+	// ErrCacheNotStarted is returned by a read before Start was called.
+	ErrCacheNotStarted = errors.New("cache: not started")
+	// ErrCacheStopped is returned by a read after Start has returned.
+	ErrCacheStopped = errors.New("cache: stopped")
+	// ErrNamespaceNotCached is returned by a read in a namespace the cache
+	// does not watch for that kind.
+	ErrNamespaceNotCached = errors.New("cache: namespace not cached")
+	// ErrUnsupportedSelector is returned by a List whose field selector the
+	// cache cannot answer: only exact matches on indexed fields are served
+	// (plus metadata.name and metadata.namespace).
+	ErrUnsupportedSelector = errors.New("cache: unsupported field selector")
+)
+
+// kindName formats a kind the way errors and logs show it: "v1 ConfigMap",
+// "apps/v1 Deployment".
+func kindName(gvk schema.GroupVersionKind) string {
+	if gvk.Group == "" {
+		return gvk.Version + " " + gvk.Kind
+	}
+	return gvk.Group + "/" + gvk.Version + " " + gvk.Kind
+}
+
+func notCachedError(k kindKey) error {
+	return fmt.Errorf("%w: %s (%s): no informer and ReaderFailOnMissingInformer is set; "+
+		"call GetInformer for it before reading", ErrResourceNotCached, kindName(k.gvk), k.shape)
+}

@@ -1,0 +1,160 @@
+package cache
+
+import (
+	"context"
+	"net/http"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/kubeloop/kubeloop/client/apiutil"
+)
+
+// listWatchFactory builds the list-watch of one kind, shape and namespace
+// ("" for all). The cache's only seam to the API server.
+type listWatchFactory interface {
+	listWatch(key kindKey, mapping *meta.RESTMapping, namespace string, kc kindConfig) (toolscache.ListerWatcher, error)
+}
+
+// serverFilter applies the kind's server-side selectors to opts.
+func serverFilter(kc kindConfig, opts *metav1.ListOptions) {
+	if kc.label != nil && !kc.label.Empty() {
+		opts.LabelSelector = kc.label.String()
+	}
+	if kc.field != nil && !kc.field.Empty() {
+		opts.FieldSelector = kc.field.String()
+	}
+}
+
+// restListWatchFactory lists and watches a real API server: typed objects
+// through a REST client per group-version (protobuf for built-in kinds),
+// unstructured objects through the dynamic client, metadata through the
+// metadata client.
+type restListWatchFactory struct {
+	cfg        *rest.Config
+	httpClient *http.Client
+	scheme     *runtime.Scheme
+	codecs     serializer.CodecFactory
+
+	mu       sync.Mutex
+	typed    map[schema.GroupVersion]rest.Interface
+	dynamic  dynamic.Interface
+	metadata metadata.Interface
+}
+
+func (f *restListWatchFactory) listWatch(key kindKey, mapping *meta.RESTMapping, ns string, kc kindConfig) (toolscache.ListerWatcher, error) {
+	gvr := mapping.Resource
+	switch key.shape {
+	case shapeUnstructured:
+		dc, err := f.dynamicClient()
+		if err != nil {
+			return nil, err
+		}
+		ri := dc.Resource(gvr).Namespace(ns)
+		return &toolscache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+				serverFilter(kc, &opts)
+				return ri.List(ctx, opts)
+			},
+			WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+				serverFilter(kc, &opts)
+				return ri.Watch(ctx, opts)
+			},
+		}, nil
+	case shapeMetadata:
+		mc, err := f.metadataClient()
+		if err != nil {
+			return nil, err
+		}
+		ri := mc.Resource(gvr).Namespace(ns)
+		return &toolscache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+				serverFilter(kc, &opts)
+				return ri.List(ctx, opts)
+			},
+			WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+				serverFilter(kc, &opts)
+				return ri.Watch(ctx, opts)
+			},
+		}, nil
+	}
+	rc, err := f.typedClient(key.gvk)
+	if err != nil {
+		return nil, err
+	}
+	listGVK := key.gvk.GroupVersion().WithKind(key.gvk.Kind + "List")
+	if _, err := f.scheme.New(listGVK); err != nil {
+		return nil, err
+	}
+	return &toolscache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			serverFilter(kc, &opts)
+			list, err := f.scheme.New(listGVK)
+			if err != nil {
+				return nil, err
+			}
+			err = rc.Get().NamespaceIfScoped(ns, ns != "").Resource(gvr.Resource).
+				VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(list)
+			return list, err
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			serverFilter(kc, &opts)
+			opts.Watch = true
+			return rc.Get().NamespaceIfScoped(ns, ns != "").Resource(gvr.Resource).
+				VersionedParams(&opts, metav1.ParameterCodec).Watch(ctx)
+		},
+	}, nil
+}
+
+func (f *restListWatchFactory) typedClient(gvk schema.GroupVersionKind) (rest.Interface, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	gv := gvk.GroupVersion()
+	if rc, ok := f.typed[gv]; ok {
+		return rc, nil
+	}
+	rc, err := apiutil.RESTClientForGVK(gvk, false, f.cfg, f.codecs, f.httpClient)
+	if err != nil {
+		return nil, err
+	}
+	if f.typed == nil {
+		f.typed = make(map[schema.GroupVersion]rest.Interface)
+	}
+	f.typed[gv] = rc
+	return rc, nil
+}
+
+func (f *restListWatchFactory) dynamicClient() (dynamic.Interface, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.dynamic == nil {
+		dc, err := dynamic.NewForConfigAndClient(f.cfg, f.httpClient)
+		if err != nil {
+			return nil, err
+		}
+		f.dynamic = dc
+	}
+	return f.dynamic, nil
+}
+
+func (f *restListWatchFactory) metadataClient() (metadata.Interface, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.metadata == nil {
+		mc, err := metadata.NewForConfigAndClient(f.cfg, f.httpClient)
+		if err != nil {
+			return nil, err
+		}
+		f.metadata = mc
+	}
+	return f.metadata, nil
+}

@@ -1,0 +1,202 @@
+package cache
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/client/apiutil"
+)
+
+// Options configures a cache. The zero value is valid: built-in types, a
+// discovery-backed REST mapper, every namespace, managedFields stripped,
+// deep copies on read, no resync, and lazy informers for unwatched kinds.
+type Options struct {
+	// Scheme maps Go types to kinds. Nil means the built-in Kubernetes
+	// types (client-go's scheme, read only).
+	Scheme *runtime.Scheme
+	// Mapper maps kinds to resources and scopes. Nil means
+	// apiutil.NewDynamicRESTMapper over cfg, which discovers lazily.
+	Mapper meta.RESTMapper
+	// HTTPClient is shared by every list and watch. Nil means one built
+	// from the rest.Config.
+	HTTPClient *http.Client
+	// Logger receives the cache's and client-go's informer logs. The zero
+	// value (and logr.Discard(), which logr cannot tell apart from it)
+	// writes through log/slog's default handler; to silence the cache use
+	// logr.FromSlogHandler(slog.DiscardHandler).
+	Logger logr.Logger
+
+	// DefaultNamespaces restricts namespaced kinds to these namespaces:
+	// one informer per namespace, reads elsewhere fail with
+	// ErrNamespaceNotCached. Nil or empty means every namespace (one
+	// cluster-wide informer). Cluster-scoped kinds are always cluster-wide.
+	DefaultNamespaces []string
+	// DefaultLabelSelector filters every list and watch on the server. Nil
+	// means everything.
+	DefaultLabelSelector labels.Selector
+	// DefaultFieldSelector filters every list and watch on the server. Nil
+	// means everything.
+	DefaultFieldSelector fields.Selector
+	// DefaultTransform runs on every object before it is stored, after the
+	// cache's own transform (which strips managedFields and interns
+	// strings). Nil means none.
+	DefaultTransform toolscache.TransformFunc
+	// DefaultUnsafeDisableDeepCopy makes reads share memory with the cache
+	// unless a read or ByObject says otherwise. Nil means false: reads
+	// return deep copies.
+	DefaultUnsafeDisableDeepCopy *bool
+
+	// ByObject overrides the defaults per kind; the key is an object of the
+	// kind (typed, unstructured or PartialObjectMetadata with apiVersion
+	// and kind set). The settings apply to every shape of the kind. Nil
+	// means no overrides.
+	ByObject map[client.Object]ByObject
+
+	// SyncPeriod is how often informers replay every cached object to
+	// their handlers as an update (a resync; no request to the API
+	// server). Nil or 0 means never: watches with bookmarks keep the cache
+	// complete, and a periodic resync mostly burns CPU.
+	SyncPeriod *time.Duration
+
+	// ReaderFailOnMissingInformer makes Get and List of a kind without an
+	// informer return an error wrapping ErrResourceNotCached instead of
+	// starting one. False means such a read starts the kind's informer,
+	// logs it at info level, counts it (LazyInformerStarts) and waits
+	// for the informer to sync.
+	ReaderFailOnMissingInformer bool
+}
+
+// ByObject is the cache configuration of one kind. Every field's zero
+// value means "use the cache-wide default".
+type ByObject struct {
+	// Namespaces restricts the kind to these namespaces. Nil means
+	// Options.DefaultNamespaces; an empty non-nil slice means every
+	// namespace.
+	Namespaces []string
+	// Label filters the kind on the server. Nil means
+	// Options.DefaultLabelSelector.
+	Label labels.Selector
+	// Field filters the kind on the server. Nil means
+	// Options.DefaultFieldSelector.
+	Field fields.Selector
+	// Transform runs on every object of the kind before it is stored, in
+	// place of Options.DefaultTransform. Nil means the default.
+	Transform toolscache.TransformFunc
+	// KeepManagedFields keeps metadata.managedFields in cached objects.
+	// False strips them (they are a third to a half of an object's bytes
+	// and almost no controller reads them).
+	KeepManagedFields bool
+	// UnsafeDisableDeepCopy makes reads of the kind share memory with the
+	// cache unless the read says otherwise. Nil means
+	// Options.DefaultUnsafeDisableDeepCopy.
+	UnsafeDisableDeepCopy *bool
+}
+
+// kindConfig is the resolved configuration of one kind.
+type kindConfig struct {
+	namespaces        []string // nil: cluster-wide
+	label             labels.Selector
+	field             fields.Selector
+	transform         toolscache.TransformFunc
+	keepManagedFields bool
+	disableDeepCopy   bool
+	resync            time.Duration
+}
+
+// defaulted returns opts with every nil default filled in. It is the one
+// defaulting site.
+func (opts Options) defaulted() Options {
+	if opts.Scheme == nil {
+		opts.Scheme = clientgoscheme.Scheme
+	}
+	if opts.Logger.GetSink() == nil {
+		opts.Logger = logr.FromSlogHandler(slog.Default().Handler())
+	}
+	return opts
+}
+
+// resolveByObject validates opts and keys ByObject by kind. It returns
+// every problem found, joined.
+func (opts Options) resolveByObject() (map[schema.GroupVersionKind]ByObject, error) {
+	var errs []error
+	if opts.SyncPeriod != nil && *opts.SyncPeriod < 0 {
+		errs = append(errs, fmt.Errorf("cache: SyncPeriod %s is negative", *opts.SyncPeriod))
+	}
+	for _, ns := range opts.DefaultNamespaces {
+		if ns == "" {
+			errs = append(errs, errors.New("cache: DefaultNamespaces has an empty namespace; leave DefaultNamespaces nil to watch every namespace"))
+		}
+	}
+	byGVK := make(map[schema.GroupVersionKind]ByObject, len(opts.ByObject))
+	for obj, bo := range opts.ByObject {
+		gvk, err := apiutil.GVKForObject(obj, opts.Scheme)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("cache: ByObject key %T: %w", obj, err))
+			continue
+		}
+		if _, dup := byGVK[gvk]; dup {
+			errs = append(errs, fmt.Errorf("cache: ByObject has %s twice", kindName(gvk)))
+			continue
+		}
+		for _, ns := range bo.Namespaces {
+			if ns == "" {
+				errs = append(errs, fmt.Errorf("cache: ByObject %s has an empty namespace", kindName(gvk)))
+			}
+		}
+		byGVK[gvk] = bo
+	}
+	return byGVK, errors.Join(errs...)
+}
+
+// configFor resolves the configuration of gvk: ByObject, then the
+// defaults.
+func (c *InformerCache) configFor(gvk schema.GroupVersionKind) kindConfig {
+	o := c.opts
+	kc := kindConfig{
+		namespaces: o.DefaultNamespaces,
+		label:      o.DefaultLabelSelector,
+		field:      o.DefaultFieldSelector,
+		transform:  o.DefaultTransform,
+	}
+	if o.DefaultUnsafeDisableDeepCopy != nil {
+		kc.disableDeepCopy = *o.DefaultUnsafeDisableDeepCopy
+	}
+	if o.SyncPeriod != nil {
+		kc.resync = *o.SyncPeriod
+	}
+	if bo, ok := c.byGVK[gvk]; ok {
+		if bo.Namespaces != nil {
+			kc.namespaces = bo.Namespaces
+		}
+		if bo.Label != nil {
+			kc.label = bo.Label
+		}
+		if bo.Field != nil {
+			kc.field = bo.Field
+		}
+		if bo.Transform != nil {
+			kc.transform = bo.Transform
+		}
+		kc.keepManagedFields = bo.KeepManagedFields
+		if bo.UnsafeDisableDeepCopy != nil {
+			kc.disableDeepCopy = *bo.UnsafeDisableDeepCopy
+		}
+	}
+	if len(kc.namespaces) == 0 {
+		kc.namespaces = nil
+	}
+	return kc
+}
