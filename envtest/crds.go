@@ -33,6 +33,12 @@ func (e *Environment) InstallCRDs(ctx context.Context, crds ...*unstructured.Uns
 	return installCRDs(ctx, cfg, crds)
 }
 
+// ApplyCRDs installs crds on any cluster cfg reaches (the demo uses it
+// against an existing cluster) and waits until each is served.
+func ApplyCRDs(ctx context.Context, cfg *rest.Config, crds ...*unstructured.Unstructured) error {
+	return installCRDs(ctx, cfg, crds)
+}
+
 // ReadCRDs reads the CustomResourceDefinitions in YAML files, or in the
 // *.yaml, *.yml and *.json files of directories.
 func ReadCRDs(paths ...string) ([]*unstructured.Unstructured, error) {

@@ -1,0 +1,204 @@
+package admission
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+
+	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/client/apiutil"
+)
+
+// Defaulter sets the defaults of objects of one kind before they are
+// stored. It is controller-runtime's Defaulter[T]; its older
+// CustomDefaulter (Default(ctx, runtime.Object)) has no twin here.
+type Defaulter[T client.Object] interface {
+	// Default changes obj in place. An error rejects the request (an API
+	// status error keeps its code, any other error is a 403 with its text).
+	Default(ctx context.Context, obj T) error
+}
+
+// DefaulterFunc adapts a function to a Defaulter.
+type DefaulterFunc[T client.Object] func(ctx context.Context, obj T) error
+
+// Default calls f(ctx, obj).
+func (f DefaulterFunc[T]) Default(ctx context.Context, obj T) error { return f(ctx, obj) }
+
+// Validator checks objects of one kind on create, update and delete. It is
+// controller-runtime's Validator[T] (older: CustomValidator).
+type Validator[T client.Object] interface {
+	// ValidateCreate checks a new object.
+	ValidateCreate(ctx context.Context, obj T) (Warnings, error)
+	// ValidateUpdate checks a change from oldObj to newObj.
+	ValidateUpdate(ctx context.Context, oldObj, newObj T) (Warnings, error)
+	// ValidateDelete checks the deletion of obj.
+	ValidateDelete(ctx context.Context, obj T) (Warnings, error)
+}
+
+// WithDefaulter returns a mutating Webhook that decodes the object of each
+// CREATE and UPDATE request as a T, calls d, and answers with a JSON patch
+// of what d changed (only that: fields unknown to T and values that merely
+// re-encode differently are left alone). Other operations are allowed
+// untouched. T must be a pointer type registered in scheme, or
+// *unstructured.Unstructured (which accepts any kind).
+func WithDefaulter[T client.Object](scheme *runtime.Scheme, d Defaulter[T]) *Webhook {
+	dec := newDecoder[T](scheme)
+	return &Webhook{Handler: HandlerFunc(func(ctx context.Context, req Request) Response {
+		if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
+			return Allowed("")
+		}
+		obj, resp, ok := dec.decode(req, req.Object)
+		if !ok {
+			return resp
+		}
+		before, err := json.Marshal(obj)
+		if err != nil {
+			return Errored(http.StatusInternalServerError, fmt.Errorf("admission: encode %s: %w", dec.describe(req), err))
+		}
+		if err := d.Default(ctx, obj); err != nil {
+			return deniedFromError(err)
+		}
+		after, err := json.Marshal(obj)
+		if err != nil {
+			return Errored(http.StatusInternalServerError, fmt.Errorf("admission: encode defaulted %s: %w", dec.describe(req), err))
+		}
+		patches, err := defaultingPatch(req.Object.Raw, before, after)
+		if err != nil {
+			return Errored(http.StatusInternalServerError, err)
+		}
+		return Patched("", patches...)
+	})}
+}
+
+// WithValidator returns a validating Webhook that decodes the objects of
+// each request as T and calls v: ValidateCreate on CREATE, ValidateUpdate
+// on UPDATE (old and new object), ValidateDelete on DELETE (the old
+// object). CONNECT is allowed. An error denies the request with its text
+// (an API status error keeps its code); warnings are passed on either way.
+// T is as for WithDefaulter.
+func WithValidator[T client.Object](scheme *runtime.Scheme, v Validator[T]) *Webhook {
+	dec := newDecoder[T](scheme)
+	return &Webhook{Handler: HandlerFunc(func(ctx context.Context, req Request) Response {
+		var (
+			warnings Warnings
+			err      error
+		)
+		switch req.Operation {
+		case admissionv1.Create:
+			obj, resp, ok := dec.decode(req, req.Object)
+			if !ok {
+				return resp
+			}
+			warnings, err = v.ValidateCreate(ctx, obj)
+		case admissionv1.Update:
+			obj, resp, ok := dec.decode(req, req.Object)
+			if !ok {
+				return resp
+			}
+			old, resp, ok := dec.decode(req, req.OldObject)
+			if !ok {
+				return resp
+			}
+			warnings, err = v.ValidateUpdate(ctx, old, obj)
+		case admissionv1.Delete:
+			old, resp, ok := dec.decode(req, req.OldObject)
+			if !ok {
+				return resp
+			}
+			warnings, err = v.ValidateDelete(ctx, old)
+		default:
+			return Allowed("")
+		}
+		if err != nil {
+			return deniedFromError(err).WithWarnings(warnings...)
+		}
+		return Allowed("").WithWarnings(warnings...)
+	})}
+}
+
+// decoder turns the raw objects of requests into Ts.
+type decoder[T client.Object] struct {
+	typ          reflect.Type // T's element type
+	gvk          schema.GroupVersionKind
+	gvkErr       error
+	unstructured bool
+	deserializer runtime.Decoder
+}
+
+func newDecoder[T client.Object](scheme *runtime.Scheme) *decoder[T] {
+	d := &decoder[T]{typ: reflect.TypeFor[T]()}
+	if d.typ.Kind() != reflect.Pointer {
+		d.gvkErr = fmt.Errorf("admission: %s is not a pointer type", d.typ)
+		return d
+	}
+	d.typ = d.typ.Elem()
+	obj := d.newObject()
+	if d.unstructured = apiutil.IsUnstructured(obj); d.unstructured {
+		return d
+	}
+	if scheme == nil {
+		d.gvkErr = errors.New("admission: no scheme")
+		return d
+	}
+	d.gvk, d.gvkErr = apiutil.GVKForObject(obj, scheme)
+	d.deserializer = serializer.NewCodecFactory(scheme).UniversalDeserializer()
+	return d
+}
+
+func (d *decoder[T]) newObject() T {
+	return reflect.New(d.typ).Interface().(T)
+}
+
+// describe names the request's object for error messages.
+func (d *decoder[T]) describe(req Request) string {
+	name := req.Name
+	if req.Namespace != "" {
+		name = req.Namespace + "/" + name
+	}
+	return fmt.Sprintf("%s %s", req.Kind.Kind, name)
+}
+
+// decode decodes raw as a T. When it cannot, it returns the answer: a 500
+// for a webhook that is misconfigured, a 400 for a request of another kind
+// or an undecodable object.
+func (d *decoder[T]) decode(req Request, raw runtime.RawExtension) (T, Response, bool) {
+	var zero T
+	if d.gvkErr != nil {
+		return zero, Errored(http.StatusInternalServerError, d.gvkErr), false
+	}
+	if !d.unstructured {
+		got := schema.GroupVersionKind(req.Kind)
+		if got != d.gvk {
+			return zero, Errored(http.StatusBadRequest, fmt.Errorf("admission: this webhook serves %s, not %s", gvkString(d.gvk), gvkString(got))), false
+		}
+	}
+	if len(raw.Raw) == 0 {
+		return zero, Errored(http.StatusBadRequest, fmt.Errorf("admission: %s request for %s has no object", req.Operation, d.describe(req))), false
+	}
+	obj := d.newObject()
+	var err error
+	if d.unstructured {
+		err = json.Unmarshal(raw.Raw, obj)
+	} else {
+		err = runtime.DecodeInto(d.deserializer, raw.Raw, obj)
+	}
+	if err != nil {
+		return zero, Errored(http.StatusBadRequest, fmt.Errorf("admission: decode %s: %w", d.describe(req), err)), false
+	}
+	return obj, Response{}, true
+}
+
+func gvkString(gvk schema.GroupVersionKind) string {
+	if gvk.Group == "" {
+		return gvk.Version + " " + gvk.Kind
+	}
+	return gvk.Group + "/" + gvk.Version + " " + gvk.Kind
+}

@@ -1,0 +1,49 @@
+// Package webhook serves the HTTPS endpoints the API server calls:
+// admission webhooks (package admission) and CRD conversion webhooks
+// (package conversion).
+//
+// A Server is a manager runnable. Register a kind's webhooks next to its
+// controller, with controller-runtime's paths:
+//
+//	err := webhook.ManagedBy(mgr, &App{}).
+//		WithDefaulter(appDefaulter{}).  // /mutate-<group>-<version>-app
+//		WithValidator(appValidator{}).  // /validate-<group>-<version>-app
+//		Complete()                      // and /convert when App's versions are a Hub and Convertibles
+//
+// or serve any http.Handler with Server.Register. Without a manager:
+//
+//	srv := webhook.NewServer(webhook.Options{CertDir: "/certs"})
+//	srv.Register("/validate-configmaps", &admission.Webhook{Handler: h})
+//	err := srv.Start(ctx) // blocks until ctx ends
+//
+// Guarantees:
+//   - TLS 1.2 at least; HTTP/1.1 only unless Options.EnableHTTP2.
+//   - The certificate and key in Options.CertDir are re-read when their
+//     contents change (looked at, at most once a second, when a TLS
+//     handshake happens; no goroutine, no file watcher): a rotated pair is
+//     served without a restart, and a half-written or invalid pair is
+//     ignored while the previous one is served.
+//   - Request bodies are limited (Options.MaxRequestBytes; admission reviews
+//     further to admission.MaxRequestBytes); header reads time out after
+//     32 s and idle connections after 90 s.
+//   - A handler that panics never takes the process down: the panic is
+//     logged with its stack, counted in controller_runtime_webhook_panics_total
+//     and answered (admission: allowed=false, code 500; others: HTTP 500).
+//   - Metrics, on Options.Metrics only: controller_runtime_webhook_requests_total
+//     {webhook, code (the HTTP status)}, controller_runtime_webhook_latency_seconds
+//     {webhook}, controller_runtime_webhook_requests_in_flight{webhook} and
+//     controller_runtime_webhook_panics_total{webhook}; webhook is the path.
+//   - Start returns after the listener is closed and every request in flight
+//     has been answered (or Options.ShutdownTimeout passed).
+//   - NeedLeaderElection is false: every replica serves.
+//
+// Differences from controller-runtime: ManagedBy(mgr, obj) replaces
+// NewWebhookManagedBy(mgr).For(obj), so that WithDefaulter and WithValidator
+// take the typed admission.Defaulter[T] and admission.Validator[T]; Server is
+// a struct, not an interface (NewServer returns *Server); Options.Port
+// negative (AnyPort) picks a free port instead of disabling the server (a
+// manager without a webhook server has none); Options.WebhookMux and
+// ClientCAName are absent (use TLSOpts for client certificates); paths are
+// matched exactly; the certificate watcher is internal, not a certwatcher
+// package.
+package webhook

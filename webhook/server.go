@@ -1,0 +1,225 @@
+package webhook
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+)
+
+// Server is an HTTPS server for admission and conversion webhooks. It is a
+// manager runnable that needs no leadership: every replica serves, since the
+// API server calls any of them.
+type Server struct {
+	opts       Options
+	metrics    *metrics
+	metricsErr error
+	certs      *certWatcher
+
+	mu       sync.RWMutex
+	handlers map[string]http.Handler
+	started  bool
+	addr     net.Addr // while serving
+}
+
+// NewServer returns a Server configured by opts. It does not listen until
+// Start.
+func NewServer(opts Options) *Server {
+	opts = opts.withDefaults()
+	m, err := newMetrics(opts.Metrics)
+	return &Server{
+		opts:       opts,
+		metrics:    m,
+		metricsErr: err,
+		certs: newCertWatcher(filepath.Join(opts.CertDir, opts.CertName),
+			filepath.Join(opts.CertDir, opts.KeyName), opts.Logger),
+		handlers: map[string]http.Handler{},
+	}
+}
+
+// Register serves h at exactly path (no prefix matching), before or after
+// Start. It panics when path does not start with "/", h is nil or path is
+// already registered, as http.ServeMux.Handle does: those are programming
+// errors. ManagedBy's builder returns them as errors instead.
+func (s *Server) Register(path string, h http.Handler) {
+	if err := s.register(path, h); err != nil {
+		panic(err)
+	}
+}
+
+func (s *Server) register(path string, h http.Handler) error {
+	if !strings.HasPrefix(path, "/") {
+		return fmt.Errorf("webhook: path %q does not start with /", path)
+	}
+	if h == nil {
+		return fmt.Errorf("webhook: nil handler for path %s", path)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.handlers[path]; dup {
+		return fmt.Errorf("webhook: path %s is already registered", path)
+	}
+	s.handlers[path] = s.instrument(path, h)
+	s.opts.Logger.V(1).Info("webhook registered", "path", path)
+	return nil
+}
+
+// registered reports whether path has a handler.
+func (s *Server) registered(path string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, ok := s.handlers[path]
+	return ok
+}
+
+// ServeHTTP dispatches to the handler registered at the request's path,
+// or answers 404.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.RLock()
+	h, ok := s.handlers[r.URL.Path]
+	s.mu.RUnlock()
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	h.ServeHTTP(w, r)
+}
+
+// NeedLeaderElection returns false: webhooks are served on every replica.
+func (s *Server) NeedLeaderElection() bool { return false }
+
+// Addr returns the address the Server listens on while it serves, such as
+// "127.0.0.1:40123", and "" before Start has bound it and after Start
+// returns.
+func (s *Server) Addr() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.addr == nil {
+		return ""
+	}
+	return s.addr.String()
+}
+
+// Start loads the certificate, listens and serves until ctx ends, then
+// shuts down gracefully (Options.ShutdownTimeout) and returns after every
+// connection is closed. It returns an error when the certificate cannot be
+// loaded, the address cannot be bound, the metrics cannot be registered,
+// or serving fails; a Server starts at most once.
+func (s *Server) Start(ctx context.Context) error {
+	s.mu.Lock()
+	if s.started {
+		s.mu.Unlock()
+		return errors.New("webhook: server already started")
+	}
+	s.started = true
+	s.mu.Unlock()
+	if s.metricsErr != nil {
+		return s.metricsErr
+	}
+	if err := s.certs.load(); err != nil {
+		return err
+	}
+	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: s.certs.GetCertificate}
+	for _, opt := range s.opts.TLSOpts {
+		opt(tlsConfig)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(s.opts.Host, strconv.Itoa(s.opts.Port)))
+	if err != nil {
+		return fmt.Errorf("webhook: listen: %w", err)
+	}
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetHTTP2(s.opts.EnableHTTP2)
+	srv := &http.Server{
+		Handler:   s,
+		TLSConfig: tlsConfig,
+		Protocols: &protocols,
+		// Slowloris protection, as controller-runtime's servers have.
+		ReadHeaderTimeout: 32 * time.Second,
+		IdleTimeout:       90 * time.Second,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          log.New(logWriter{s.opts.Logger.V(1)}, "", 0),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	s.mu.Lock()
+	s.addr = ln.Addr()
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.addr = nil
+		s.mu.Unlock()
+	}()
+	s.opts.Logger.Info("serving webhooks", "addr", ln.Addr().String(), "certDir", s.opts.CertDir)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeTLS(ln, "", "") }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("webhook: serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		s.opts.Logger.Error(err, "webhook: graceful shutdown did not finish; closing connections")
+		_ = srv.Close()
+	}
+	<-served
+	s.opts.Logger.Info("stopped serving webhooks")
+	return nil
+}
+
+// StartedChecker returns a readiness check (manager/healthz's Checker
+// signature) that passes while the Server serves TLS: it dials the bound
+// address and completes a handshake.
+func (s *Server) StartedChecker() func(*http.Request) error {
+	return func(r *http.Request) error {
+		addr := s.Addr()
+		if addr == "" {
+			return errors.New("webhook: server is not serving")
+		}
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			return fmt.Errorf("webhook: address %s: %w", addr, err)
+		}
+		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+			host = "127.0.0.1"
+			if ip.To4() == nil {
+				host = "::1"
+			}
+		}
+		ctx := context.Background()
+		if r != nil {
+			ctx = r.Context()
+		}
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		// Only whether TLS is served is checked, not who signed the
+		// certificate: the checker has no CA to trust.
+		d := &tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}}
+		conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(host, port))
+		if err != nil {
+			return fmt.Errorf("webhook: TLS dial %s: %w", addr, err)
+		}
+		return conn.Close()
+	}
+}
+
+// logWriter sends the http.Server's own messages (TLS handshake errors,
+// mostly) to a logger.
+type logWriter struct{ log logr.Logger }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.log.Info("http server: " + strings.TrimSpace(string(p)))
+	return len(p), nil
+}
