@@ -1,0 +1,231 @@
+package builder
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/client/apiutil"
+	"github.com/kubeloop/kubeloop/controller"
+	"github.com/kubeloop/kubeloop/controller/source"
+	"github.com/kubeloop/kubeloop/handler"
+	"github.com/kubeloop/kubeloop/handler/predicate"
+	"github.com/kubeloop/kubeloop/reconcile"
+)
+
+// Builder collects the watches and options of one controller. Create it
+// with ControllerManagedBy; finish with Complete or Build.
+type Builder struct {
+	mgr              controller.Manager
+	forInput         *watchInput
+	owns             []watchInput
+	watches          []watchInput
+	rawSources       []source.Source
+	globalPredicates []predicate.Predicate
+	opts             controller.Options
+	name             string
+	errs             []error
+}
+
+// watchInput is one For, Owns or Watches call.
+type watchInput struct {
+	obj     client.Object
+	handler handler.EventHandler
+	options
+}
+
+// ControllerManagedBy starts a Builder for a controller that mgr runs.
+func ControllerManagedBy(mgr controller.Manager) *Builder {
+	return &Builder{mgr: mgr}
+}
+
+// For sets the kind the controller reconciles: each event for an object of
+// obj's kind enqueues that object. It may be called once.
+func (b *Builder) For(obj client.Object, opts ...ForOption) *Builder {
+	if b.forInput != nil {
+		b.errs = append(b.errs, fmt.Errorf("builder: For called more than once (%T, then %T)", b.forInput.obj, obj))
+		return b
+	}
+	in := watchInput{obj: obj}
+	in.apply(opts)
+	b.forInput = &in
+	return b
+}
+
+// Owns watches objects of obj's kind and enqueues their owner of For's
+// kind: the controller owner only, or every owner with MatchEveryOwner.
+func (b *Builder) Owns(obj client.Object, opts ...OwnsOption) *Builder {
+	in := watchInput{obj: obj}
+	in.apply(opts)
+	b.owns = append(b.owns, in)
+	return b
+}
+
+// Watches watches objects of obj's kind and hands their events to h.
+func (b *Builder) Watches(obj client.Object, h handler.EventHandler, opts ...WatchesOption) *Builder {
+	in := watchInput{obj: obj, handler: h}
+	in.apply(opts)
+	b.watches = append(b.watches, in)
+	return b
+}
+
+// WatchesRawSource adds a source as is: no predicates of the builder apply.
+func (b *Builder) WatchesRawSource(src source.Source) *Builder {
+	b.rawSources = append(b.rawSources, src)
+	return b
+}
+
+// WithEventFilter adds a predicate to every For, Owns and Watches of the
+// builder.
+func (b *Builder) WithEventFilter(p predicate.Predicate) *Builder {
+	b.globalPredicates = append(b.globalPredicates, p)
+	return b
+}
+
+// WithOptions sets the controller's options; the reconciler given to
+// Complete or Build replaces Options.Reconciler.
+func (b *Builder) WithOptions(opts controller.Options) *Builder {
+	b.opts = opts
+	return b
+}
+
+// Named sets the controller's name, used in logs and metrics; it defaults
+// to the lower-cased kind of For. Names must be unique within a manager.
+func (b *Builder) Named(name string) *Builder {
+	b.name = name
+	return b
+}
+
+// Complete builds the controller and adds it to the manager.
+func (b *Builder) Complete(r reconcile.Reconciler) error {
+	_, err := b.Build(r)
+	return err
+}
+
+// Build builds the controller, adds it to the manager and returns it.
+func (b *Builder) Build(r reconcile.Reconciler) (*controller.Controller, error) {
+	if err := b.validate(r); err != nil {
+		return nil, err
+	}
+	name, err := b.controllerName()
+	if err != nil {
+		return nil, err
+	}
+	srcs, err := b.sources()
+	if err != nil {
+		return nil, err
+	}
+	opts := b.opts
+	opts.Reconciler = r
+	if opts.Logger.GetSink() == nil {
+		opts.Logger = b.mgr.GetLogger()
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = b.mgr.Metrics()
+	}
+	// Watch before adding to the manager, so that a failed watch (an
+	// uninstalled CRD, say) leaves no half-built controller behind.
+	ctrl, err := controller.NewUnmanaged(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, src := range srcs {
+		if err := ctrl.Watch(src); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.mgr.Add(ctrl); err != nil {
+		return nil, fmt.Errorf("builder: controller %q: add to manager: %w", name, err)
+	}
+	return ctrl, nil
+}
+
+// validate returns every mistake made with the builder, joined.
+func (b *Builder) validate(r reconcile.Reconciler) error {
+	errs := append([]error(nil), b.errs...)
+	if b.mgr == nil {
+		errs = append(errs, errors.New("builder: ControllerManagedBy was given a nil manager"))
+	}
+	if r == nil {
+		errs = append(errs, errors.New("builder: Complete/Build needs a reconciler, got nil"))
+	}
+	if b.forInput == nil && b.name == "" {
+		errs = append(errs, errors.New("builder: one of For or Named must be called"))
+	}
+	if b.forInput == nil && len(b.owns) > 0 {
+		errs = append(errs, errors.New("builder: Owns needs For: the owner kind is For's kind"))
+	}
+	if b.forInput != nil && b.forInput.obj == nil {
+		errs = append(errs, errors.New("builder: For was given a nil object"))
+	}
+	for _, in := range b.owns {
+		if in.obj == nil {
+			errs = append(errs, errors.New("builder: Owns was given a nil object"))
+		}
+	}
+	for _, in := range b.watches {
+		if in.obj == nil {
+			errs = append(errs, errors.New("builder: Watches was given a nil object"))
+		}
+		if in.handler == nil {
+			errs = append(errs, fmt.Errorf("builder: Watches(%T) was given a nil handler", in.obj))
+		}
+	}
+	for _, src := range b.rawSources {
+		if src == nil {
+			errs = append(errs, errors.New("builder: WatchesRawSource was given a nil source"))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// controllerName returns Named's name or the lower-cased kind of For.
+func (b *Builder) controllerName() (string, error) {
+	if b.name != "" {
+		return b.name, nil
+	}
+	gvk, err := apiutil.GVKForObject(b.forInput.obj, b.mgr.GetScheme())
+	if err != nil {
+		return "", fmt.Errorf("builder: name the controller after For's kind: %w", err)
+	}
+	return strings.ToLower(gvk.Kind), nil
+}
+
+// sources returns the sources of every For, Owns, Watches and
+// WatchesRawSource call.
+func (b *Builder) sources() ([]source.Source, error) {
+	var srcs []source.Source
+	var errs []error
+	c := b.mgr.GetCache()
+	scheme := b.mgr.GetScheme()
+	kind := func(in watchInput, h handler.EventHandler) {
+		obj, err := in.project(in.obj, scheme)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("builder: OnlyMetadata %T: %w", in.obj, err))
+			return
+		}
+		preds := append(append([]predicate.Predicate(nil), b.globalPredicates...), in.predicates...)
+		srcs = append(srcs, source.Kind(c, obj, h, preds...))
+	}
+	if b.forInput != nil {
+		kind(*b.forInput, &handler.EnqueueRequestForObject{})
+	}
+	if len(b.owns) > 0 {
+		if _, err := apiutil.GVKForObject(b.forInput.obj, scheme); err != nil {
+			return nil, fmt.Errorf("builder: owner kind of Owns: %w", err)
+		}
+	}
+	for _, in := range b.owns {
+		opt := handler.OnlyControllerOwner()
+		if in.everyOwner {
+			opt = handler.AllOwners()
+		}
+		kind(in, handler.EnqueueRequestForOwner(scheme, b.mgr.GetRESTMapper(), b.forInput.obj, opt))
+	}
+	for _, in := range b.watches {
+		kind(in, in.handler)
+	}
+	srcs = append(srcs, b.rawSources...)
+	return srcs, errors.Join(errs...)
+}

@@ -1,0 +1,93 @@
+package builder_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubeloop/kubeloop/controller/builder"
+	"github.com/kubeloop/kubeloop/handler"
+	"github.com/kubeloop/kubeloop/reconcile"
+)
+
+var noop = reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+	return reconcile.Result{}, nil
+})
+
+// unknownType is a client.Object no scheme knows.
+type unknownType struct{ corev1.ConfigMap }
+
+func (u *unknownType) DeepCopyObject() runtime.Object {
+	return &unknownType{ConfigMap: *u.ConfigMap.DeepCopy()}
+}
+
+func TestBuilderMistakes(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func(b *builder.Builder) error
+		want  string
+	}{
+		{
+			name:  "For twice",
+			build: func(b *builder.Builder) error { return b.For(&appsv1.Deployment{}).For(&corev1.Pod{}).Complete(noop) },
+			want:  "builder: For called more than once (*v1.Deployment, then *v1.Pod)",
+		},
+		{
+			name: "neither For nor Named",
+			build: func(b *builder.Builder) error {
+				return b.Watches(&corev1.Pod{}, &handler.EnqueueRequestForObject{}).Complete(noop)
+			},
+			want: "builder: one of For or Named must be called",
+		},
+		{
+			name:  "nil reconciler",
+			build: func(b *builder.Builder) error { return b.For(&appsv1.Deployment{}).Complete(nil) },
+			want:  "builder: Complete/Build needs a reconciler, got nil",
+		},
+		{
+			name:  "Owns without For",
+			build: func(b *builder.Builder) error { return b.Named("x").Owns(&corev1.Pod{}).Complete(noop) },
+			want:  "builder: Owns needs For: the owner kind is For's kind",
+		},
+		{
+			name: "Watches without handler",
+			build: func(b *builder.Builder) error {
+				return b.For(&appsv1.Deployment{}).Watches(&corev1.Pod{}, nil).Complete(noop)
+			},
+			want: "builder: Watches(*v1.Pod) was given a nil handler",
+		},
+		{
+			name: "every mistake at once",
+			build: func(b *builder.Builder) error {
+				return b.For(&appsv1.Deployment{}).For(&corev1.Pod{}).Complete(nil)
+			},
+			want: "builder: For called more than once (*v1.Deployment, then *v1.Pod)\nbuilder: Complete/Build needs a reconciler, got nil",
+		},
+		{
+			name:  "unknown For type",
+			build: func(b *builder.Builder) error { return b.For(&unknownType{}).Complete(noop) },
+			want:  "builder: name the controller after For's kind: apiutil: type not registered in the scheme: *builder_test.unknownType (add its package's AddToScheme to the scheme)",
+		},
+		{
+			name: "unknown owner type",
+			build: func(b *builder.Builder) error {
+				return b.For(&unknownType{}).Named("x").Owns(&corev1.Pod{}).Complete(noop)
+			},
+			want: "builder: owner kind of Owns: apiutil: type not registered in the scheme: *builder_test.unknownType (add its package's AddToScheme to the scheme)",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mgr := newOfflineManager(t)
+			err := tt.build(builder.ControllerManagedBy(mgr))
+			require.Error(t, err)
+			assert.Equal(t, tt.want, err.Error())
+			assert.Empty(t, mgr.runnables, "nothing added to the manager")
+		})
+	}
+}

@@ -1,0 +1,27 @@
+// Package builder wires a controller from a few declarative calls, with
+// controller-runtime's verbs:
+//
+//	err := builder.ControllerManagedBy(mgr).
+//		For(&appsv1.Deployment{}).          // reconcile Deployments
+//		Owns(&corev1.Pod{}).                // and their owner when a Pod they control changes
+//		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(mapFn)).
+//		WithEventFilter(predicate.GenerationChangedPredicate{}).
+//		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
+//		Complete(reconciler)
+//
+// Guarantees:
+//   - For watches the reconciled kind with handler.EnqueueRequestForObject;
+//     Owns watches an owned kind with handler.EnqueueRequestForOwner, by
+//     default for the controller owner only (MatchEveryOwner for every
+//     owner); Watches uses the given handler.
+//   - WithEventFilter's predicates apply to every watch of the builder;
+//     WithPredicates applies to one.
+//   - The controller's name defaults to the lower-cased kind of For.
+//   - Mistakes are reported by Complete/Build as one error listing all of
+//     them: For called twice, neither For nor Named, Owns without For, a
+//     nil reconciler, a type the scheme does not know.
+//   - Every informer is requested when Complete/Build runs (before leader
+//     election), so standby replicas keep a warm cache; a kind the API
+//     server does not serve (an uninstalled CRD) fails Complete at once.
+//   - A failed Complete/Build adds nothing to the manager.
+package builder

@@ -1,0 +1,234 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/kubeloop/kubeloop/controller/source"
+	"github.com/kubeloop/kubeloop/internal/metrics"
+	"github.com/kubeloop/kubeloop/reconcile"
+	"github.com/kubeloop/kubeloop/workqueue"
+)
+
+// Controller reconciles the Requests its sources produce. Create it with
+// New or NewUnmanaged.
+type Controller struct {
+	name               string
+	do                 reconcile.Reconciler
+	workers            int
+	rateLimiter        workqueue.RateLimiter[reconcile.Request]
+	cacheSyncTimeout   time.Duration
+	reconcileTimeout   time.Duration
+	recoverPanic       bool
+	needLeaderElection bool
+	log                logr.Logger
+	metrics            *metrics.Controller
+	queueMetrics       workqueue.MetricsProvider
+
+	mu      sync.Mutex
+	state   state
+	pending []source.Source
+	// startCtx is Start's context, kept to start sources watched while
+	// the controller runs; it is nil outside Start.
+	startCtx context.Context
+	queue    *workqueue.Queue[reconcile.Request]
+}
+
+type state int
+
+const (
+	stateNew state = iota
+	stateRunning
+	stateStopped
+)
+
+// New returns a controller named name and adds it to mgr, which starts it.
+// name labels logs and metrics and must be unique within mgr. Zero Options
+// fields take the manager's logger and metrics registerer.
+func New(name string, mgr Manager, opts Options) (*Controller, error) {
+	if mgr == nil {
+		return nil, fmt.Errorf("controller %q: nil Manager", name)
+	}
+	if opts.Logger.GetSink() == nil {
+		opts.Logger = mgr.GetLogger()
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = mgr.Metrics()
+	}
+	c, err := NewUnmanaged(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := mgr.Add(c); err != nil {
+		return nil, fmt.Errorf("controller %q: add to manager: %w", name, err)
+	}
+	return c, nil
+}
+
+// NewUnmanaged returns a controller named name that the caller starts with
+// Start.
+func NewUnmanaged(name string, opts Options) (*Controller, error) {
+	if err := opts.validate(name); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	cm, err := metrics.NewController(opts.Metrics, name)
+	if err != nil {
+		return nil, fmt.Errorf("controller %q: %w", name, err)
+	}
+	c := &Controller{
+		name:               name,
+		do:                 opts.Reconciler,
+		workers:            opts.MaxConcurrentReconciles,
+		rateLimiter:        opts.RateLimiter,
+		cacheSyncTimeout:   opts.CacheSyncTimeout,
+		reconcileTimeout:   opts.ReconcileTimeout,
+		recoverPanic:       *opts.RecoverPanic,
+		needLeaderElection: *opts.NeedLeaderElection,
+		log:                opts.Logger.WithValues("controller", name),
+		metrics:            cm,
+	}
+	if opts.Metrics != nil {
+		qm, err := metrics.NewWorkqueue(opts.Metrics, name)
+		if err != nil {
+			return nil, fmt.Errorf("controller %q: %w", name, err)
+		}
+		c.queueMetrics = qm
+	}
+	return c, nil
+}
+
+// ControllerName returns the controller's name; the manager uses it to
+// reject two controllers with the same name.
+func (c *Controller) ControllerName() string { return c.name }
+
+// NeedLeaderElection reports whether the controller runs only on the
+// leader.
+func (c *Controller) NeedLeaderElection() bool { return c.needLeaderElection }
+
+// GetLogger returns the controller's logger.
+func (c *Controller) GetLogger() logr.Logger { return c.log }
+
+// Watch adds a source. It may be called before or while the controller
+// runs; a source added while it runs starts at once (and is not waited
+// for). If src is a source.Preparer (source.Kind is), Watch calls Prepare
+// first, bounded by CacheSyncTimeout: Kind's informer is obtained now, so
+// the cache fills it even on a replica that never leads.
+func (c *Controller) Watch(src source.Source) error {
+	if src == nil {
+		return fmt.Errorf("controller %q: Watch: nil source", c.name)
+	}
+	if p, ok := src.(source.Preparer); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), c.cacheSyncTimeout)
+		err := p.Prepare(ctx)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("controller %q: watch: %w", c.name, err)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch c.state {
+	case stateNew:
+		c.pending = append(c.pending, src)
+		return nil
+	case stateRunning:
+		if err := src.Start(c.startCtx, c.queue); err != nil {
+			return fmt.Errorf("controller %q: start source: %w", c.name, err)
+		}
+		return nil
+	default:
+		return fmt.Errorf("controller %q: Watch after the controller stopped", c.name)
+	}
+}
+
+// Start runs the controller until ctx ends: it starts the sources, waits
+// for them to sync, then runs the workers. It returns nil when ctx ends,
+// after the reconciles in flight have returned and the workers exited, or
+// an error if a source fails to start or sync. A controller starts once.
+func (c *Controller) Start(ctx context.Context) error {
+	// Sources live as long as Start: their handler registrations and
+	// goroutines end when it returns, even after a failed sync.
+	ctx, cancel := context.WithCancel(logr.NewContext(ctx, c.log))
+	defer cancel()
+	c.mu.Lock()
+	if c.state != stateNew {
+		c.mu.Unlock()
+		return fmt.Errorf("controller %q: already started", c.name)
+	}
+	c.state = stateRunning
+	c.startCtx = ctx
+	c.queue = c.newQueue()
+	sources := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+
+	defer func() {
+		c.mu.Lock()
+		c.state = stateStopped
+		c.startCtx = nil
+		c.mu.Unlock()
+	}()
+
+	c.log.Info("Starting controller", "sources", len(sources), "workers", c.workers)
+	if err := c.startSources(ctx, sources); err != nil {
+		c.queue.ShutDown()
+		if ctx.Err() != nil {
+			return nil // stopped while waiting: not a failure
+		}
+		return fmt.Errorf("controller %q: %w", c.name, err)
+	}
+
+	c.metrics.MaxConcurrentReconciles.Set(float64(c.workers))
+	var wg sync.WaitGroup
+	for range c.workers {
+		wg.Go(func() {
+			for c.processNextWorkItem(ctx) {
+			}
+		})
+	}
+	c.log.Info("Started workers", "workers", c.workers)
+	<-ctx.Done()
+	c.log.Info("Stopping controller; waiting for reconciles in flight")
+	c.queue.ShutDownWithDrain()
+	wg.Wait()
+	c.log.Info("Stopped controller")
+	return nil
+}
+
+// newQueue returns the controller's queue. It is created by Start because
+// a queue with metrics runs a goroutine until it is shut down.
+func (c *Controller) newQueue() *workqueue.Queue[reconcile.Request] {
+	return workqueue.New(workqueue.Options[reconcile.Request]{
+		Name:        c.name,
+		RateLimiter: c.rateLimiter,
+		Metrics:     c.queueMetrics,
+	})
+}
+
+// startSources starts every source and waits, in parallel and each for at
+// most CacheSyncTimeout, until each has synced.
+func (c *Controller) startSources(ctx context.Context, sources []source.Source) error {
+	for _, src := range sources {
+		if err := src.Start(ctx, c.queue); err != nil {
+			return fmt.Errorf("start source: %w", err)
+		}
+	}
+	errs := make([]error, len(sources))
+	var wg sync.WaitGroup
+	for i, src := range sources {
+		wg.Go(func() {
+			cause := fmt.Errorf("CacheSyncTimeout %s exceeded", c.cacheSyncTimeout)
+			sctx, cancel := context.WithTimeoutCause(ctx, c.cacheSyncTimeout, cause)
+			defer cancel()
+			errs[i] = src.WaitForSync(sctx)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,35 @@
+// Package controller runs a Reconciler for the events of its sources.
+//
+// A Controller owns a rate-limited, de-duplicating queue of
+// reconcile.Requests. Its sources (controller/source) feed the queue
+// through event handlers (handler); its workers take requests from the
+// queue and call the Reconciler. Most operators build controllers with
+// controller/builder; New and NewUnmanaged are the layer below.
+//
+//	c, err := controller.New("app", mgr, controller.Options{Reconciler: r})
+//	err = c.Watch(source.Kind(mgr.GetCache(), &App{}, &handler.EnqueueRequestForObject{}))
+//
+// Guarantees:
+//   - No reconcile starts before every source watched before Start has
+//     synced; a source that does not sync within CacheSyncTimeout makes
+//     Start return an error naming its kind and, when the cache knows it,
+//     why (for example RBAC forbidden).
+//   - The same Request is never reconciled by two workers at once; at most
+//     MaxConcurrentReconciles Requests are reconciled at once.
+//   - A returned error re-queues the Request with per-Request exponential
+//     backoff; a reconcile.TerminalError is logged and counted and not
+//     retried; Result.RequeueAfter re-queues after that delay; success
+//     resets the backoff.
+//   - A panicking Reconciler does not stop the controller: the panic is
+//     recovered into an error (and counted) unless Options.RecoverPanic is
+//     false.
+//   - The reconcile context carries a logger with the controller, namespace,
+//     name and reconcile ID (logr.FromContext), and the ID itself
+//     (ReconcileIDFromContext).
+//   - Start blocks until its context ends. It then starts no new reconcile,
+//     waits for the reconciles in flight (their context is cancelled) and
+//     returns after every worker has exited.
+//   - Metrics use controller-runtime's names (controller_runtime_reconcile_*
+//     and workqueue_*) on the registerer of Options.Metrics or of the
+//     manager; nothing is registered globally.
+package controller

@@ -1,0 +1,136 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/reconcile"
+	"github.com/kubeloop/kubeloop/workqueue"
+)
+
+// Manager is what a controller needs from the manager that runs it. The
+// manager package implements it; tests may implement it themselves.
+type Manager interface {
+	// GetClient returns the client that reads from the cache.
+	GetClient() client.Client
+	// GetCache returns the cache whose informers feed the sources.
+	GetCache() cache.Cache
+	// GetScheme returns the scheme that maps Go types to kinds.
+	GetScheme() *runtime.Scheme
+	// GetRESTMapper returns the mapper from kinds to resources.
+	GetRESTMapper() meta.RESTMapper
+	// GetLogger returns the manager's logger.
+	GetLogger() logr.Logger
+	// Metrics returns the registerer of the manager's metrics.
+	Metrics() prometheus.Registerer
+	// Add runs runnable when the manager starts (after winning leader
+	// election if runnable needs it). It rejects a second controller with
+	// the same ControllerName.
+	Add(runnable interface{ Start(context.Context) error }) error
+}
+
+// Defaults of Options.
+const (
+	DefaultCacheSyncTimeout = 2 * time.Minute
+)
+
+// Options configures a Controller. The zero value is valid except for
+// Reconciler, which is required.
+type Options struct {
+	// Reconciler is called for every Request. Required.
+	Reconciler reconcile.Reconciler
+
+	// MaxConcurrentReconciles is the number of workers; 0 means 1.
+	MaxConcurrentReconciles int
+
+	// RateLimiter decides the backoff of failed Requests; nil means
+	// workqueue.DefaultRateLimiter (5ms doubling to 1000s per Request, at
+	// most 10 qps with a burst of 100 overall).
+	RateLimiter workqueue.RateLimiter[reconcile.Request]
+
+	// CacheSyncTimeout bounds how long Start waits for each source to sync;
+	// 0 means DefaultCacheSyncTimeout (2 minutes).
+	CacheSyncTimeout time.Duration
+
+	// ReconcileTimeout bounds each Reconcile call through its context; 0
+	// means no bound. Timeouts are counted in
+	// controller_runtime_reconcile_timeouts_total.
+	ReconcileTimeout time.Duration
+
+	// RecoverPanic turns a panicking Reconcile into an error; nil means
+	// true. With false, a panic crashes the process.
+	RecoverPanic *bool
+
+	// NeedLeaderElection says whether the manager runs the controller only
+	// on the leader; nil means true.
+	NeedLeaderElection *bool
+
+	// Logger is the base of the per-reconcile loggers; the zero Logger
+	// means the manager's logger (New) or one writing through log/slog's
+	// default handler (NewUnmanaged). The controller adds the key
+	// "controller". logr.Discard() equals the zero Logger, so to silence a
+	// controller give a sink that drops lines, such as
+	// funcr.New(func(string, string) {}, funcr.Options{}).
+	Logger logr.Logger
+
+	// Metrics registers the controller's metrics; nil means the manager's
+	// registerer (New) or no registration (NewUnmanaged).
+	Metrics prometheus.Registerer
+}
+
+// validate returns every problem of o, joined.
+func (o *Options) validate(name string) error {
+	var errs []error
+	if name == "" {
+		errs = append(errs, errors.New("controller: name must not be empty"))
+	}
+	if o.Reconciler == nil {
+		errs = append(errs, fmt.Errorf("controller %q: Options.Reconciler must not be nil", name))
+	}
+	if o.MaxConcurrentReconciles < 0 {
+		errs = append(errs, fmt.Errorf("controller %q: Options.MaxConcurrentReconciles %d is negative", name, o.MaxConcurrentReconciles))
+	}
+	if o.CacheSyncTimeout < 0 {
+		errs = append(errs, fmt.Errorf("controller %q: Options.CacheSyncTimeout %s is negative", name, o.CacheSyncTimeout))
+	}
+	if o.ReconcileTimeout < 0 {
+		errs = append(errs, fmt.Errorf("controller %q: Options.ReconcileTimeout %s is negative", name, o.ReconcileTimeout))
+	}
+	return errors.Join(errs...)
+}
+
+// withDefaults returns o with every zero field replaced by its default.
+// It is the one defaulting site.
+func (o Options) withDefaults() Options {
+	if o.MaxConcurrentReconciles == 0 {
+		o.MaxConcurrentReconciles = 1
+	}
+	if o.RateLimiter == nil {
+		o.RateLimiter = workqueue.DefaultRateLimiter[reconcile.Request]()
+	}
+	if o.CacheSyncTimeout == 0 {
+		o.CacheSyncTimeout = DefaultCacheSyncTimeout
+	}
+	if o.RecoverPanic == nil {
+		o.RecoverPanic = ptr(true)
+	}
+	if o.NeedLeaderElection == nil {
+		o.NeedLeaderElection = ptr(true)
+	}
+	if o.Logger.GetSink() == nil {
+		o.Logger = logr.FromSlogHandler(slog.Default().Handler())
+	}
+	return o
+}
+
+func ptr[T any](v T) *T { return &v }

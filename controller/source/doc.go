@@ -1,0 +1,31 @@
+// Package source provides the event streams a controller watches.
+//
+// A Source is started once with the controller's queue and feeds it
+// through an EventHandler:
+//
+//   - Kind watches one kind through the cache's shared informer. It is the
+//     source behind builder.For, Owns and Watches.
+//   - Channel turns values received on a Go channel into generic events,
+//     for triggers from outside the cluster.
+//   - Func is a function that starts whatever it wants.
+//
+// Guarantees:
+//   - Start does not block; the controller waits for WaitForSync before it
+//     starts its workers, so no reconcile runs before every source has
+//     delivered its initial list.
+//   - Kind obtains its informer in Prepare, which the controller calls from
+//     Watch, before leader election: a standby replica's cache is filled and
+//     kept warm, and a failover reconciles at once.
+//   - Kind's WaitForSync fails with an error naming the kind, and the cause
+//     the cache knows (for example RBAC forbidden), when its context ends
+//     before the kind synced.
+//   - Kind converts client-go's callbacks faithfully: OnAdd's
+//     isInInitialList becomes CreateEvent.IsInInitialList, and a
+//     DeletedFinalStateUnknown tombstone becomes a DeleteEvent with
+//     DeleteStateUnknown set. Objects that are not client.Objects are
+//     logged and dropped.
+//   - Predicates run in order before the handler; the first false drops the
+//     event.
+//   - A source's handler registrations and goroutines end with the context
+//     given to Start.
+package source

@@ -1,0 +1,89 @@
+package source
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-logr/logr"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/handler"
+	"github.com/kubeloop/kubeloop/handler/predicate"
+)
+
+// eventHandler adapts client-go informer callbacks to a handler.EventHandler.
+// It holds the context of the source's Start: callbacks have none of their
+// own, and the registration ends with it.
+type eventHandler struct {
+	ctx     context.Context
+	queue   handler.Queue
+	handler handler.EventHandler
+	preds   []predicate.Predicate
+	kind    string
+}
+
+var _ toolscache.ResourceEventHandler = (*eventHandler)(nil)
+
+func (e *eventHandler) OnAdd(obj any, isInInitialList bool) {
+	o, ok := obj.(client.Object)
+	if !ok {
+		e.drop("create", obj)
+		return
+	}
+	evt := handler.CreateEvent{Object: o, IsInInitialList: isInInitialList}
+	for _, p := range e.preds {
+		if !p.Create(evt) {
+			return
+		}
+	}
+	e.handler.Create(e.ctx, evt, e.queue)
+}
+
+func (e *eventHandler) OnUpdate(oldObj, newObj any) {
+	o, ok := oldObj.(client.Object)
+	if !ok {
+		e.drop("update", oldObj)
+		return
+	}
+	n, ok := newObj.(client.Object)
+	if !ok {
+		e.drop("update", newObj)
+		return
+	}
+	evt := handler.UpdateEvent{ObjectOld: o, ObjectNew: n}
+	for _, p := range e.preds {
+		if !p.Update(evt) {
+			return
+		}
+	}
+	e.handler.Update(e.ctx, evt, e.queue)
+}
+
+func (e *eventHandler) OnDelete(obj any) {
+	evt := handler.DeleteEvent{}
+	if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		evt.DeleteStateUnknown = true
+		obj = tomb.Obj
+	}
+	o, ok := obj.(client.Object)
+	if !ok {
+		e.drop("delete", obj)
+		return
+	}
+	evt.Object = o
+	for _, p := range e.preds {
+		if !p.Delete(evt) {
+			return
+		}
+	}
+	e.handler.Delete(e.ctx, evt, e.queue)
+}
+
+// drop logs an informer object that is not a client.Object.
+func (e *eventHandler) drop(event string, obj any) {
+	logr.FromContextOrDiscard(e.ctx).Error(nil, "dropping event: object is not a client.Object",
+		"event", event, "kind", e.kind, "type", typeName(obj))
+}
+
+func typeName(v any) string { return fmt.Sprintf("%T", v) }

@@ -1,0 +1,71 @@
+package source
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/kubeloop/kubeloop/handler"
+	"github.com/kubeloop/kubeloop/handler/predicate"
+)
+
+// capture records the events handed to it.
+type capture struct {
+	creates []handler.CreateEvent
+	updates []handler.UpdateEvent
+	deletes []handler.DeleteEvent
+}
+
+func (c *capture) Create(_ context.Context, e handler.CreateEvent, _ handler.Queue) {
+	c.creates = append(c.creates, e)
+}
+
+func (c *capture) Update(_ context.Context, e handler.UpdateEvent, _ handler.Queue) {
+	c.updates = append(c.updates, e)
+}
+
+func (c *capture) Delete(_ context.Context, e handler.DeleteEvent, _ handler.Queue) {
+	c.deletes = append(c.deletes, e)
+}
+
+func (c *capture) Generic(context.Context, handler.GenericEvent, handler.Queue) {}
+
+func TestEventHandlerConversion(t *testing.T) {
+	a := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", ResourceVersion: "1"}}
+	b := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", ResourceVersion: "2"}}
+	c := &capture{}
+	e := &eventHandler{ctx: t.Context(), handler: c, kind: "ConfigMap"}
+
+	e.OnAdd(a, true)
+	e.OnAdd(b, false)
+	e.OnAdd("not an object", false)
+	e.OnUpdate(a, b)
+	e.OnUpdate(a, 42)
+	e.OnDelete(b)
+	e.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "ns/a", Obj: a})
+	e.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "ns/x", Obj: "no meta"})
+
+	assert.Equal(t, []handler.CreateEvent{{Object: a, IsInInitialList: true}, {Object: b}}, c.creates)
+	assert.Equal(t, []handler.UpdateEvent{{ObjectOld: a, ObjectNew: b}}, c.updates)
+	assert.Equal(t, []handler.DeleteEvent{{Object: b}, {Object: a, DeleteStateUnknown: true}}, c.deletes)
+}
+
+func TestEventHandlerPredicates(t *testing.T) {
+	a := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", ResourceVersion: "1"}}
+	c := &capture{}
+	e := &eventHandler{ctx: t.Context(), handler: c, preds: []predicate.Predicate{
+		predicate.Funcs{},
+		predicate.ResourceVersionChangedPredicate{},
+		predicate.Funcs{DeleteFunc: func(handler.DeleteEvent) bool { return false }},
+	}}
+	e.OnAdd(a, false)
+	e.OnUpdate(a, a) // resync: dropped by the second predicate
+	e.OnDelete(a)    // dropped by the third predicate
+	assert.Len(t, c.creates, 1)
+	assert.Empty(t, c.updates)
+	assert.Empty(t, c.deletes)
+}

@@ -1,0 +1,204 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"time"
+
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/handler"
+	"github.com/kubeloop/kubeloop/handler/predicate"
+)
+
+// KindSource is the Source returned by Kind.
+type KindSource struct {
+	cache   cache.Informers
+	obj     client.Object
+	handler handler.EventHandler
+	preds   []predicate.Predicate
+	kind    string
+
+	mu       sync.Mutex
+	informer cache.Informer
+	started  bool
+
+	// ready is closed when Start has registered the handler (reg is set)
+	// or failed (startErr is set).
+	ready    chan struct{}
+	reg      toolscache.ResourceEventHandlerRegistration
+	startErr error
+}
+
+var (
+	_ Source   = (*KindSource)(nil)
+	_ Preparer = (*KindSource)(nil)
+)
+
+// Kind returns a Source of the events of obj's kind from c's shared
+// informer, filtered by preds and handed to h. obj is a typed object, or an
+// *unstructured.Unstructured or *metav1.PartialObjectMetadata with its
+// apiVersion and kind set.
+func Kind(c cache.Informers, obj client.Object, h handler.EventHandler, preds ...predicate.Predicate) *KindSource {
+	return &KindSource{cache: c, obj: obj, handler: h, preds: preds, kind: kindName(obj), ready: make(chan struct{})}
+}
+
+// kindName names obj's kind for errors: its kind if set, else its Go type.
+func kindName(obj client.Object) string {
+	if obj == nil {
+		return "<nil>"
+	}
+	if gvk := obj.GetObjectKind().GroupVersionKind(); gvk.Kind != "" {
+		if gvk.Group == "" {
+			return gvk.Kind
+		}
+		return gvk.Kind + "." + gvk.Group
+	}
+	t := reflect.TypeOf(obj)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Name()
+}
+
+// String returns "kind <Kind>".
+func (k *KindSource) String() string { return "kind " + k.kind }
+
+func (k *KindSource) validate() error {
+	var errs []error
+	if k.cache == nil {
+		errs = append(errs, fmt.Errorf("source: %s: nil cache", k))
+	}
+	if k.obj == nil {
+		errs = append(errs, errors.New("source: Kind: nil object"))
+	}
+	if k.handler == nil {
+		errs = append(errs, fmt.Errorf("source: %s: nil handler", k))
+	}
+	return errors.Join(errs...)
+}
+
+// Prepare obtains the informer of the kind, so that the cache starts it
+// (or, if the cache runs, starts it now) whether or not this replica leads.
+func (k *KindSource) Prepare(ctx context.Context) error {
+	if err := k.validate(); err != nil {
+		return err
+	}
+	_, err := k.getInformer(ctx)
+	return err
+}
+
+func (k *KindSource) getInformer(ctx context.Context) (cache.Informer, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.informer != nil {
+		return k.informer, nil
+	}
+	inf, err := k.cache.GetInformer(ctx, k.obj)
+	if err != nil {
+		return nil, fmt.Errorf("source: get informer for %s: %w", k, err)
+	}
+	k.informer = inf
+	return inf, nil
+}
+
+// Start registers the event handler with the informer; the registration
+// is removed when ctx ends. If Prepare was not called, the informer is
+// obtained in the background and WaitForSync waits for it.
+func (k *KindSource) Start(ctx context.Context, q handler.Queue) error {
+	if err := k.validate(); err != nil {
+		return err
+	}
+	k.mu.Lock()
+	if k.started {
+		k.mu.Unlock()
+		return fmt.Errorf("%w: %s", ErrStarted, k)
+	}
+	k.started = true
+	inf := k.informer
+	k.mu.Unlock()
+
+	if inf != nil {
+		return k.register(ctx, inf, q)
+	}
+	go func() {
+		inf, err := k.getInformer(ctx)
+		if err != nil {
+			k.startErr = err
+			close(k.ready)
+			return
+		}
+		_ = k.register(ctx, inf, q) // WaitForSync reports the error
+	}()
+	return nil
+}
+
+// register adds the handler and closes ready; its error is also kept for
+// WaitForSync.
+func (k *KindSource) register(ctx context.Context, inf cache.Informer, q handler.Queue) error {
+	defer close(k.ready)
+	reg, err := inf.AddEventHandler(&eventHandler{ctx: ctx, queue: q, handler: k.handler, preds: k.preds, kind: k.kind})
+	if err != nil {
+		k.startErr = fmt.Errorf("source: add event handler for %s: %w", k, err)
+		return k.startErr
+	}
+	k.reg = reg
+	context.AfterFunc(ctx, func() { _ = inf.RemoveEventHandler(reg) })
+	return nil
+}
+
+// WaitForSync waits until the handler has been handed every object of the
+// informer's initial list. When ctx ends first it returns an error naming
+// the kind and, if the cache knows it, why the kind did not sync.
+func (k *KindSource) WaitForSync(ctx context.Context) error {
+	select {
+	case <-k.ready:
+	case <-ctx.Done():
+		return k.syncError(ctx)
+	}
+	if k.startErr != nil {
+		return k.startErr
+	}
+	if checker := k.reg.HasSyncedChecker(); checker != nil {
+		select {
+		case <-checker.Done():
+			return nil
+		case <-ctx.Done():
+			return k.syncError(ctx)
+		}
+	}
+	return k.pollSynced(ctx)
+}
+
+// syncError reports that the kind did not sync before ctx ended.
+func (k *KindSource) syncError(ctx context.Context) error {
+	err := fmt.Errorf("source: %s did not sync: %w", k, context.Cause(ctx))
+	if health := k.cache.Healthy(); health != nil {
+		err = fmt.Errorf("%w (%w)", err, health)
+	}
+	return err
+}
+
+// pollInterval is how often pollSynced checks a registration without a
+// DoneChecker.
+const pollInterval = 100 * time.Millisecond
+
+// pollSynced polls the registration's HasSynced until it is true or ctx
+// ends; it serves informers whose registration offers no DoneChecker.
+func (k *KindSource) pollSynced(ctx context.Context) error {
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for !k.reg.HasSynced() {
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return k.syncError(ctx)
+		}
+	}
+	return nil
+}

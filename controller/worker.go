@@ -1,0 +1,139 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime/debug"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubeloop/kubeloop/reconcile"
+)
+
+// errReconcileTimeout is the cause of a reconcile context that hit
+// Options.ReconcileTimeout.
+var errReconcileTimeout = errors.New("controller: ReconcileTimeout exceeded")
+
+// processNextWorkItem takes one Request from the queue and reconciles it.
+// It returns false when the worker should exit: the queue shut down or ctx
+// ended. It is the synchronous core of the controller; the workers are a
+// loop around it.
+func (c *Controller) processNextWorkItem(ctx context.Context) bool {
+	req, shutdown := c.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer c.queue.Done(req)
+	if ctx.Err() != nil {
+		return false // stopping: start no new reconcile
+	}
+	c.metrics.ActiveWorkers.Inc()
+	defer c.metrics.ActiveWorkers.Dec()
+	c.reconcileHandler(ctx, req)
+	return true
+}
+
+// reconcileHandler reconciles req and acts on the outcome.
+func (c *Controller) reconcileHandler(ctx context.Context, req reconcile.Request) {
+	var id any = newReconcileID() // boxed once for the logger and the context
+	log := c.log.WithValues("namespace", req.Namespace, "name", req.Name, "reconcileID", id)
+	rctx := logr.NewContext(context.WithValue(ctx, reconcileIDKey{}, id), log)
+
+	start := time.Now()
+	res, err := c.reconcile(rctx, req)
+	c.metrics.ReconcileTime.Observe(time.Since(start).Seconds())
+
+	switch {
+	case err != nil:
+		c.metrics.Errors.Inc()
+		c.metrics.ReconcileError.Inc()
+		if reconcile.IsTerminal(err) {
+			c.queue.Forget(req)
+			c.metrics.TerminalErrors.Inc()
+			log.Error(err, "Reconciler error; terminal, not retried")
+			return
+		}
+		if !res.IsZero() {
+			log.Info("Warning: Reconciler returned both a result and an error; the result is ignored", "result", res)
+		}
+		c.queue.AddRateLimited(req)
+		if ctx.Err() != nil {
+			log.V(1).Info("Reconcile ended by shutdown", "error", err.Error())
+			return
+		}
+		log.Error(err, "Reconciler error")
+	case res.RequeueAfter > 0:
+		c.queue.Forget(req)
+		c.queue.AddAfter(req, res.RequeueAfter)
+		c.metrics.ReconcileRequeueAfter.Inc()
+	default:
+		c.queue.Forget(req)
+		c.metrics.ReconcileSuccess.Inc()
+	}
+}
+
+// reconcile calls the Reconciler with the reconcile timeout and, unless
+// disabled, turns a panic into an error.
+func (c *Controller) reconcile(ctx context.Context, req reconcile.Request) (res reconcile.Result, err error) {
+	if c.reconcileTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, c.reconcileTimeout, errReconcileTimeout)
+		defer func() {
+			if errors.Is(context.Cause(ctx), errReconcileTimeout) {
+				c.metrics.Timeouts.Inc()
+			}
+			cancel()
+		}()
+	}
+	if c.recoverPanic {
+		defer func() {
+			if r := recover(); r != nil {
+				c.metrics.Panics.Inc()
+				err = fmt.Errorf("panic: %v [recovered]", r)
+				logr.FromContextOrDiscard(ctx).Error(err, "Observed a panic in Reconcile", "stacktrace", string(debug.Stack()))
+			}
+		}()
+	}
+	return c.do.Reconcile(ctx, req)
+}
+
+type reconcileIDKey struct{}
+
+// ReconcileIDFromContext returns the ID of the reconcile whose context ctx
+// is, or "" outside a reconcile. The same ID is in the context's logger
+// under "reconcileID".
+func ReconcileIDFromContext(ctx context.Context) types.UID {
+	id, _ := ctx.Value(reconcileIDKey{}).(types.UID)
+	return id
+}
+
+// newReconcileID returns a random UUID (version 4 layout). It need not be
+// cryptographically random, only unique enough to tell reconciles apart in
+// logs, so it uses the cheap runtime generator; one allocation.
+func newReconcileID() types.UID {
+	const hex = "0123456789abcdef"
+	hi, lo := rand.Uint64(), rand.Uint64()
+	hi = hi&^(0xf<<12) | 0x4<<12 // version 4
+	lo = lo&^(0x3<<62) | 0x2<<62 // variant 10
+	var b [36]byte
+	j := 0
+	for i := range 32 {
+		if i == 8 || i == 12 || i == 16 || i == 20 {
+			b[j] = '-'
+			j++
+		}
+		var nib uint64
+		if i < 16 {
+			nib = hi >> (60 - 4*i) & 0xf
+		} else {
+			nib = lo >> (60 - 4*(i-16)) & 0xf
+		}
+		b[j] = hex[nib]
+		j++
+	}
+	return types.UID(b[:])
+}

@@ -1,0 +1,14 @@
+// Package metrics holds the Prometheus collectors of controllers and their
+// work queues, under controller-runtime's and client-go's metric names so
+// that existing dashboards and alerts keep working.
+//
+// Guarantees:
+//   - Nothing is registered globally: every collector is registered on the
+//     prometheus.Registerer it is given (normally the manager's registry).
+//   - Each collector is registered once per registerer. A second controller
+//     on the same registerer reuses the vector already registered
+//     (prometheus.AlreadyRegisteredError), so several controllers share one
+//     vector and differ only by their controller label.
+//   - A nil registerer gives working but unexported collectors, so callers
+//     need no nil checks.
+package metrics
