@@ -6,11 +6,40 @@
 // against controller-runtime's client compiles against this one with an
 // import change (see MIGRATING.md for the few differences).
 //
+//	c, err := client.New(cfg, client.Options{FieldOwner: "my-operator"})
+//	var d appsv1.Deployment
+//	err = c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, &d)
+//	before := d.DeepCopy()
+//	d.Spec.Replicas = ptr.To[int32](3)
+//	err = c.Patch(ctx, &d, client.MergeFrom(before))
+//	err = c.Apply(ctx, appsv1ac.Deployment("web", "default").WithSpec(...), client.ForceOwnership)
+//
 // Guarantees:
-//   - Errors name the object and the verb ("update apps/v1 Deployment
+//   - Errors name the verb and the object ("get apps/v1, Kind=Deployment
 //     default/web: ..."); the API status error stays reachable with
 //     errors.As and apierrors.IsNotFound and friends.
-//   - Bad input is an error, never a panic: a nil object, a type the scheme
-//     does not know, a missing name, an invalid selector.
+//   - Bad input is an error, never a panic: a nil object (ErrNilObject), a
+//     type the scheme does not know (apiutil.ErrUnknownType), a missing name
+//     (ErrNameRequired) or namespace (ErrNamespaceRequired), an invalid
+//     selector, a patch computed from an object of another type.
 //   - Built-in types travel as protobuf; custom resources as JSON.
+//     Metadata-only objects use the API server's metadata protocol, so the
+//     rest of the object never crosses the wire.
+//   - Kinds are resolved lazily, one API group at a time; a kind the mapper
+//     does not know triggers one refresh of its group, so a
+//     CustomResourceDefinition installed after the client was built works.
+//   - Client-side rate limiting is off unless the rest.Config sets QPS or a
+//     RateLimiter.
+//   - Read your own writes: a client built with Options.Cache reads from the
+//     cache, and after a write through it succeeds (Create, Update, Patch,
+//     Apply, Delete, Status() and SubResource() updates and patches), a Get
+//     of that object never returns an older resourceVersion nor, after a
+//     Delete, the deleted object. A Get that would break this polls the
+//     cache for up to CacheOptions.ReadYourOwnWritesTimeout (2 s by
+//     default), then reads from the API server. Resource versions are
+//     compared as integers; when one is not an integer the Get reads from
+//     the API server at once. Writes are remembered per kind, namespace and
+//     name until a Get sees the cache caught up, or for at most a minute.
+//     Not covered: List (it may return older objects), DeleteAllOf, dry-run
+//     writes, and writes made by other clients or processes.
 package client

@@ -49,10 +49,13 @@ func NewDynamicRESTMapperFromDiscovery(dc discovery.DiscoveryInterface) meta.Res
 type dynamicRESTMapper struct {
 	disc discovery.DiscoveryInterface
 
-	mu       sync.Mutex
-	groups   map[string]metav1.APIGroup // nil until the first ServerGroups
-	loaded   map[string]*restmapper.APIGroupResources
-	delegate meta.RESTMapper
+	// mu guards the fields below. Answers from what is loaded take the
+	// read lock; discovery takes the write lock.
+	mu        sync.RWMutex
+	groups    map[string]metav1.APIGroup // nil until the first ServerGroups
+	loaded    map[string]*restmapper.APIGroupResources
+	allLoaded bool            // every group in groups is loaded
+	delegate  meta.RESTMapper // built from loaded; nil when stale
 }
 
 var _ meta.ResettableRESTMapper = (*dynamicRESTMapper)(nil)
@@ -63,6 +66,7 @@ func (m *dynamicRESTMapper) Reset() {
 	defer m.mu.Unlock()
 	m.groups = nil
 	m.loaded = map[string]*restmapper.APIGroupResources{}
+	m.allLoaded = false
 	m.delegate = nil
 }
 
@@ -143,6 +147,7 @@ func (m *dynamicRESTMapper) ensure(group string, all bool, refresh bool) error {
 				return err
 			}
 		}
+		m.allLoaded = true
 		return nil
 	}
 	if _, ok := m.loaded[group]; ok && !refresh {
@@ -154,6 +159,20 @@ func (m *dynamicRESTMapper) ensure(group string, all bool, refresh bool) error {
 // do answers a question, loading what it needs, and retries once after a
 // refresh when the answer is "no match".
 func do[T any](m *dynamicRESTMapper, group string, all bool, ask func(meta.RESTMapper) (T, error)) (T, error) {
+	m.mu.RLock()
+	_, ready := m.loaded[group]
+	if all {
+		ready = m.allLoaded
+	}
+	if ready && m.delegate != nil {
+		out, err := ask(m.delegate)
+		if err == nil || !meta.IsNoMatchError(err) {
+			m.mu.RUnlock()
+			return out, err
+		}
+	}
+	m.mu.RUnlock()
+
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var zero T
@@ -167,6 +186,7 @@ func do[T any](m *dynamicRESTMapper, group string, all bool, ask func(meta.RESTM
 	if rerr := m.ensure(group, all, true); rerr != nil {
 		return zero, rerr
 	}
+	// Build the delegate now, under the write lock, so readers can use it.
 	return ask(m.mapper())
 }
 

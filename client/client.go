@@ -1,0 +1,205 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubeloop/kubeloop/client/apiutil"
+)
+
+// Options configure New. The zero value talks to the API server for every
+// read and write, knows every built-in kind and discovers the rest lazily.
+type Options struct {
+	// Scheme maps Go types to kinds. Nil means a new scheme with every
+	// built-in Kubernetes type (k8s.io/client-go/kubernetes/scheme).
+	Scheme *runtime.Scheme
+	// Mapper maps kinds to resources. Nil means
+	// apiutil.NewDynamicRESTMapper(cfg, HTTPClient).
+	Mapper meta.RESTMapper
+	// HTTPClient carries every request. Nil means rest.HTTPClientFor(cfg).
+	HTTPClient *http.Client
+	// Cache, when set, serves reads from a cache and writes to the API
+	// server, and makes reads see this client's own writes. Nil means every
+	// read goes to the API server.
+	Cache *CacheOptions
+	// FieldOwner is the field manager of writes that set none; "" means
+	// the server's default. Apply requires one, here or per call.
+	FieldOwner string
+}
+
+// CacheOptions make a client read from a cache. See New for the
+// read-your-own-writes guarantee.
+type CacheOptions struct {
+	// Reader is the cache; required when Cache is set.
+	Reader Reader
+	// DisableFor lists kinds always read from the API server; nil means
+	// none.
+	DisableFor []Object
+	// Unstructured also serves *unstructured.Unstructured reads from the
+	// cache; false means they go to the API server.
+	Unstructured bool
+	// ReadYourOwnWritesTimeout is how long a cached Get waits for the cache
+	// to catch up with this client's own write before reading from the API
+	// server; 0 means 2 s.
+	ReadYourOwnWritesTimeout time.Duration
+}
+
+// New returns a client for the API server cfg points at.
+//
+// Built-in kinds travel as protobuf and custom resources as JSON. When cfg
+// sets neither QPS nor a RateLimiter, client-side rate limiting is off:
+// the API server's priority and fairness protects it.
+//
+// With opts.Cache set, Get and List read from opts.Cache.Reader (typed and
+// metadata objects, and unstructured ones when opts.Cache.Unstructured is
+// set, except the DisableFor kinds) and writes go to the API server. Such a
+// client reads its own writes: after a write through it succeeds, a Get of
+// the same object never returns an older resourceVersion, and after a
+// Delete a Get does not return the deleted object. A Get that would break
+// this waits up to ReadYourOwnWritesTimeout for the cache, then reads from
+// the API server. List is not covered: it may return older objects.
+func New(cfg *rest.Config, opts Options) (Client, error) {
+	live, err := newLive(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Cache == nil {
+		return live, nil
+	}
+	return newCached(live, *opts.Cache)
+}
+
+type liveClient struct {
+	cfg        *rest.Config
+	httpClient *http.Client
+	scheme     *runtime.Scheme
+	codecs     serializer.CodecFactory
+	mapper     meta.RESTMapper
+	fieldOwner string
+	metadata   metadata.Interface
+
+	mu      sync.Mutex
+	clients map[clientKey]rest.Interface
+}
+
+type clientKey struct {
+	gv           schema.GroupVersion
+	unstructured bool
+}
+
+var _ Client = (*liveClient)(nil)
+
+func newLive(cfg *rest.Config, opts Options) (*liveClient, error) {
+	if cfg == nil {
+		return nil, errors.New("client: rest.Config is nil")
+	}
+	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS == 0 && cfg.RateLimiter == nil {
+		cfg.QPS = -1
+	}
+	c := &liveClient{cfg: cfg, httpClient: opts.HTTPClient, scheme: opts.Scheme, mapper: opts.Mapper,
+		fieldOwner: opts.FieldOwner, clients: map[clientKey]rest.Interface{}}
+	var err error
+	if c.httpClient == nil {
+		if c.httpClient, err = rest.HTTPClientFor(cfg); err != nil {
+			return nil, fmt.Errorf("client: %w", err)
+		}
+	}
+	if c.scheme == nil {
+		c.scheme = runtime.NewScheme()
+		if err := clientgoscheme.AddToScheme(c.scheme); err != nil {
+			return nil, fmt.Errorf("client: build scheme: %w", err)
+		}
+	}
+	c.codecs = serializer.NewCodecFactory(c.scheme)
+	if c.mapper == nil {
+		if c.mapper, err = apiutil.NewDynamicRESTMapper(cfg, c.httpClient); err != nil {
+			return nil, fmt.Errorf("client: %w", err)
+		}
+	}
+	if c.metadata, err = metadata.NewForConfigAndClient(cfg, c.httpClient); err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	return c, nil
+}
+
+func (c *liveClient) Scheme() *runtime.Scheme     { return c.scheme }
+func (c *liveClient) RESTMapper() meta.RESTMapper { return c.mapper }
+
+func (c *liveClient) GroupVersionKindFor(obj runtime.Object) (schema.GroupVersionKind, error) {
+	return apiutil.GVKForObject(obj, c.scheme)
+}
+
+func (c *liveClient) IsObjectNamespaced(obj runtime.Object) (bool, error) {
+	return apiutil.IsObjectNamespaced(obj, c.scheme, c.mapper)
+}
+
+// target is what a request needs about an object's kind.
+type target struct {
+	gvk        schema.GroupVersionKind // the object's kind, never a List kind
+	resource   string
+	namespaced bool
+	metadata   bool           // use the metadata client
+	rc         rest.Interface // nil when metadata
+}
+
+func (t *target) gvr() schema.GroupVersionResource {
+	return t.gvk.GroupVersion().WithResource(t.resource)
+}
+
+// targetFor resolves obj's kind (a list's item kind for lists). Its errors
+// name verb and the object: by kind when known, else by Go type.
+func (c *liveClient) targetFor(verb string, obj runtime.Object, ns, name string) (*target, error) {
+	gvk, err := apiutil.GVKForObject(obj, c.scheme)
+	if err != nil {
+		if k := keyString(ns, name); k != "" {
+			return nil, fmt.Errorf("%s %T %s: %w", verb, obj, k, err)
+		}
+		return nil, fmt.Errorf("%s %T: %w", verb, obj, err)
+	}
+	if _, isList := obj.(ObjectList); isList {
+		gvk.Kind = strings.TrimSuffix(gvk.Kind, "List")
+	}
+	t, err := c.targetForGVK(gvk, apiutil.IsUnstructured(obj), apiutil.IsPartialMetadata(obj))
+	if err != nil {
+		return nil, opError(verb, gvk, ns, name, err)
+	}
+	return t, nil
+}
+
+func (c *liveClient) targetForGVK(gvk schema.GroupVersionKind, unstructured, metadataOnly bool) (*target, error) {
+	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, err
+	}
+	t := &target{gvk: gvk, resource: m.Resource.Resource, namespaced: m.Scope.Name() == meta.RESTScopeNameNamespace, metadata: metadataOnly}
+	if metadataOnly {
+		return t, nil
+	}
+	key := clientKey{gv: gvk.GroupVersion(), unstructured: unstructured}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rc, ok := c.clients[key]; ok {
+		t.rc = rc
+		return t, nil
+	}
+	rc, err := apiutil.RESTClientForGVK(gvk, unstructured, c.cfg, c.codecs, c.httpClient)
+	if err != nil {
+		return nil, err
+	}
+	c.clients[key] = rc
+	t.rc = rc
+	return t, nil
+}

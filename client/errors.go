@@ -1,0 +1,85 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Errors for bad input. They are wrapped with the verb and the object, so
+// test them with errors.Is.
+var (
+	// ErrNilObject is returned for a nil object or list.
+	ErrNilObject = errors.New("object is nil")
+	// ErrNameRequired is returned when an object that needs a name has none.
+	ErrNameRequired = errors.New("name is required")
+	// ErrNotSupported is returned for a verb an object form does not
+	// support, such as Create of a PartialObjectMetadata.
+	ErrNotSupported = errors.New("not supported")
+)
+
+// IgnoreNotFound returns nil when err is a NotFound API error, else err.
+func IgnoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// IgnoreAlreadyExists returns nil when err is an AlreadyExists API error,
+// else err.
+func IgnoreAlreadyExists(err error) error {
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+// KindString formats gvk the way this package's errors name kinds:
+// "apps/v1, Kind=Deployment" or "v1, Kind=ConfigMap".
+func KindString(gvk schema.GroupVersionKind) string {
+	return gvk.GroupVersion().String() + ", Kind=" + gvk.Kind
+}
+
+// keyString formats a namespace and name as "ns/name", or "name" when the
+// namespace is empty.
+func keyString(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+// opError wraps err with the verb and the object it concerns.
+func opError(verb string, gvk schema.GroupVersionKind, ns, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	target := KindString(gvk)
+	if k := keyString(ns, name); k != "" {
+		target += " " + k
+	}
+	return fmt.Errorf("%s %s: %w", verb, target, err)
+}
+
+// isNil reports whether obj is nil or a typed nil pointer.
+func isNil(obj any) bool {
+	if obj == nil {
+		return true
+	}
+	v := reflect.ValueOf(obj)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
+}
+
+// nilError reports a nil object for verb.
+func nilError(verb string, obj runtime.Object) error {
+	return fmt.Errorf("%s %T: %w", verb, obj, ErrNilObject)
+}

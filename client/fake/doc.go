@@ -1,0 +1,41 @@
+// Package fake provides an in-memory client.Client with the API server's
+// semantics, for unit tests of controllers:
+//
+//	c := fake.NewClientBuilder().
+//		WithObjects(&corev1.ConfigMap{...}).
+//		WithStatusSubresource(&myv1.Widget{}).
+//		WithIndex(&corev1.Pod{}, "spec.nodeName", func(o client.Object) []string {
+//			return []string{o.(*corev1.Pod).Spec.NodeName}
+//		}).
+//		Build()
+//
+// The same table of cases runs against this client and against a real API
+// server (see client's conformance tests), so behaviour that test covers
+// is the API server's. Guarantees:
+//   - Every object gets a UID, a creationTimestamp and a resourceVersion (a
+//     counter, so it compares as an integer); generateName appends five
+//     random characters; generation (on custom resources and built-in kinds
+//     with a spec) starts at 1 and grows when anything but metadata and
+//     status changes.
+//   - Update and Patch with a stale resourceVersion fail with a 409
+//     conflict; an update that changes nothing keeps the resourceVersion.
+//   - For kinds with a status subresource, Create and Update ignore the
+//     status and Status().Update and Status().Patch change only the status.
+//     Kinds without one answer NotFound to Status() writes.
+//   - Delete of an object with finalizers sets deletionTimestamp instead;
+//     the object goes away when an update removes the last finalizer, and
+//     no finalizer can be added meanwhile.
+//   - List honours namespaces, label selectors, Limit and Continue, and
+//     field selectors on metadata.name, metadata.namespace and on fields
+//     added with WithIndex; any other field selector is an error.
+//   - Merge, JSON and (for built-in kinds only) strategic merge patches
+//     apply as on the server; Apply is a simplified server-side apply that
+//     tracks field owners, fails with a conflict when another manager owns
+//     a field it changes (unless ForceOwnership) and removes fields a
+//     manager stops applying. managedFields are not kept on objects.
+//   - Reads return deep copies; nothing a caller holds aliases the store.
+//   - Bad input yields the same errors as the real client.
+//
+// Not modelled: watches, admission, defaulting and validation, garbage
+// collection of dependents, and the API server's per-kind field selectors.
+package fake

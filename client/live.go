@@ -1,0 +1,291 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/conversion/queryparams"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+)
+
+// ErrNamespaceRequired is returned for a namespaced object without a
+// namespace.
+var ErrNamespaceRequired = fmt.Errorf("namespace is required for a namespaced kind")
+
+// request starts a request for t in ns (ignored for cluster-scoped kinds)
+// on name (none for collections).
+func (t *target) request(r *rest.Request, ns, name string) *rest.Request {
+	r = r.NamespaceIfScoped(ns, t.namespaced).Resource(t.resource)
+	if name != "" {
+		r = r.Name(name)
+	}
+	return r
+}
+
+// check validates the namespace and name of a single-object request.
+func (t *target) check(verb, ns, name string) error {
+	if name == "" {
+		return opError(verb, t.gvk, ns, name, ErrNameRequired)
+	}
+	if t.namespaced && ns == "" {
+		return opError(verb, t.gvk, ns, name, ErrNamespaceRequired)
+	}
+	return nil
+}
+
+// withParams adds opts (a *metav1.XxxOptions) as query parameters.
+func withParams(r *rest.Request, opts any) *rest.Request {
+	values, err := queryparams.Convert(opts)
+	if err != nil {
+		// Options of metav1 always convert; keep the error visible anyway.
+		return r.Param("invalid-options", err.Error())
+	}
+	for k, vs := range values {
+		for _, v := range vs {
+			r = r.Param(k, v)
+		}
+	}
+	return r
+}
+
+// jsonBody sets a JSON body encoded from v.
+func jsonBody(r *rest.Request, v any) *rest.Request {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return r.Body(fmt.Errorf("encode body: %w", err)) // Body reports unknown types
+	}
+	return r.SetHeader("Content-Type", "application/json").Body(data)
+}
+
+// into decodes a successful result into obj, which is cleared first so no
+// stale field survives; on failure obj is left untouched.
+func into(res rest.Result, obj runtime.Object) error {
+	if err := res.Error(); err != nil {
+		return err
+	}
+	reset(obj)
+	return res.Into(obj)
+}
+
+// reset clears obj in place.
+func reset(obj runtime.Object) {
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		o.Object = nil
+	case *unstructured.UnstructuredList:
+		o.Object, o.Items = nil, nil
+	default:
+		v := reflect.ValueOf(obj)
+		if v.Kind() == reflect.Pointer && !v.IsNil() {
+			v.Elem().Set(reflect.Zero(v.Elem().Type()))
+		}
+	}
+}
+
+func (c *liveClient) Get(ctx context.Context, key ObjectKey, obj Object, opts ...GetOption) error {
+	if isNil(obj) {
+		return nilError("get", obj)
+	}
+	t, err := c.targetFor("get", obj, key.Namespace, key.Name)
+	if err != nil {
+		return err
+	}
+	if err := t.check("get", key.Namespace, key.Name); err != nil {
+		return err
+	}
+	o := (&GetOptions{}).ApplyOptions(opts)
+	raw := o.Raw
+	if raw == nil {
+		raw = &metav1.GetOptions{}
+	}
+	if t.metadata {
+		return opError("get", t.gvk, key.Namespace, key.Name, c.metadataGet(ctx, t, key, obj, raw))
+	}
+	res := withParams(t.request(t.rc.Get(), key.Namespace, key.Name), raw).Do(ctx)
+	return opError("get", t.gvk, key.Namespace, key.Name, into(res, obj))
+}
+
+func (c *liveClient) List(ctx context.Context, list ObjectList, opts ...ListOption) error {
+	if isNil(list) {
+		return nilError("list", list)
+	}
+	o := (&ListOptions{}).ApplyOptions(opts)
+	t, err := c.targetFor("list", list, o.Namespace, "")
+	if err != nil {
+		return err
+	}
+	if err := InvalidSelectorError(o.LabelSelector); err != nil {
+		return opError("list", t.gvk, o.Namespace, "", fmt.Errorf("invalid label selector: %w", err))
+	}
+	if t.metadata {
+		return opError("list", t.gvk, o.Namespace, "", c.metadataList(ctx, t, list, o))
+	}
+	res := withParams(t.request(t.rc.Get(), o.Namespace, ""), o.AsListOptions()).Do(ctx)
+	return opError("list", t.gvk, o.Namespace, "", into(res, list))
+}
+
+func (c *liveClient) Create(ctx context.Context, obj Object, opts ...CreateOption) error {
+	if isNil(obj) {
+		return nilError("create", obj)
+	}
+	t, err := c.targetFor("create", obj, obj.GetNamespace(), obj.GetName())
+	if err != nil {
+		return err
+	}
+	name := obj.GetName()
+	if name == "" {
+		name = obj.GetGenerateName()
+	}
+	if err := t.check("create", obj.GetNamespace(), name); err != nil {
+		return err
+	}
+	if t.metadata {
+		return opError("create", t.gvk, obj.GetNamespace(), obj.GetName(), fmt.Errorf("metadata-only objects: %w; use a typed or unstructured object", ErrNotSupported))
+	}
+	o := (&CreateOptions{}).ApplyOptions(opts)
+	o.FieldManager = orString(o.FieldManager, c.fieldOwner)
+	res := withParams(t.request(t.rc.Post(), obj.GetNamespace(), ""), o.AsCreateOptions()).Body(obj).Do(ctx)
+	return opError("create", t.gvk, obj.GetNamespace(), name, into(res, obj))
+}
+
+func (c *liveClient) Update(ctx context.Context, obj Object, opts ...UpdateOption) error {
+	if isNil(obj) {
+		return nilError("update", obj)
+	}
+	t, err := c.targetFor("update", obj, obj.GetNamespace(), obj.GetName())
+	if err != nil {
+		return err
+	}
+	if err := t.check("update", obj.GetNamespace(), obj.GetName()); err != nil {
+		return err
+	}
+	if t.metadata {
+		return opError("update", t.gvk, obj.GetNamespace(), obj.GetName(), fmt.Errorf("metadata-only objects: %w; use Patch", ErrNotSupported))
+	}
+	o := (&UpdateOptions{}).ApplyOptions(opts)
+	o.FieldManager = orString(o.FieldManager, c.fieldOwner)
+	res := withParams(t.request(t.rc.Put(), obj.GetNamespace(), obj.GetName()), o.AsUpdateOptions()).Body(obj).Do(ctx)
+	return opError("update", t.gvk, obj.GetNamespace(), obj.GetName(), into(res, obj))
+}
+
+func (c *liveClient) Patch(ctx context.Context, obj Object, patch Patch, opts ...PatchOption) error {
+	if isNil(obj) {
+		return nilError("patch", obj)
+	}
+	t, err := c.targetFor("patch", obj, obj.GetNamespace(), obj.GetName())
+	if err != nil {
+		return err
+	}
+	if err := t.check("patch", obj.GetNamespace(), obj.GetName()); err != nil {
+		return err
+	}
+	if patch == nil {
+		return opError("patch", t.gvk, obj.GetNamespace(), obj.GetName(), fmt.Errorf("patch is nil"))
+	}
+	data, err := patch.Data(obj)
+	if err != nil {
+		return opError("patch", t.gvk, obj.GetNamespace(), obj.GetName(), err)
+	}
+	o := (&PatchOptions{}).ApplyOptions(opts)
+	o.FieldManager = orString(o.FieldManager, c.fieldOwner)
+	if err := checkPatchOptions(patch.Type(), o); err != nil {
+		return opError("patch", t.gvk, obj.GetNamespace(), obj.GetName(), err)
+	}
+	if t.metadata {
+		return opError("patch", t.gvk, obj.GetNamespace(), obj.GetName(), c.metadataPatch(ctx, t, obj, patch.Type(), data, o))
+	}
+	res := withParams(t.request(t.rc.Patch(patch.Type()), obj.GetNamespace(), obj.GetName()), o.AsPatchOptions()).Body(data).Do(ctx)
+	return opError("patch", t.gvk, obj.GetNamespace(), obj.GetName(), into(res, obj))
+}
+
+// checkPatchOptions rejects option combinations the server would reject
+// with a vaguer message.
+func checkPatchOptions(pt types.PatchType, o *PatchOptions) error {
+	if pt == types.ApplyPatchType && o.FieldManager == "" {
+		return fmt.Errorf("an apply patch needs a field owner (client.FieldOwner or Options.FieldOwner)")
+	}
+	if pt != types.ApplyPatchType && o.Force != nil {
+		return fmt.Errorf("ForceOwnership is only valid for apply patches, not %s", pt)
+	}
+	return nil
+}
+
+func (c *liveClient) Delete(ctx context.Context, obj Object, opts ...DeleteOption) error {
+	if isNil(obj) {
+		return nilError("delete", obj)
+	}
+	t, err := c.targetFor("delete", obj, obj.GetNamespace(), obj.GetName())
+	if err != nil {
+		return err
+	}
+	if err := t.check("delete", obj.GetNamespace(), obj.GetName()); err != nil {
+		return err
+	}
+	o := (&DeleteOptions{}).ApplyOptions(opts)
+	if t.metadata {
+		return opError("delete", t.gvk, obj.GetNamespace(), obj.GetName(),
+			c.metadataResource(t, obj.GetNamespace()).Delete(ctx, obj.GetName(), *o.AsDeleteOptions()))
+	}
+	err = jsonBody(t.request(t.rc.Delete(), obj.GetNamespace(), obj.GetName()), o.AsDeleteOptions()).Do(ctx).Error()
+	return opError("delete", t.gvk, obj.GetNamespace(), obj.GetName(), err)
+}
+
+func (c *liveClient) DeleteAllOf(ctx context.Context, obj Object, opts ...DeleteAllOfOption) error {
+	if isNil(obj) {
+		return nilError("delete all of", obj)
+	}
+	o := (&DeleteAllOfOptions{}).ApplyOptions(opts)
+	t, err := c.targetFor("delete all of", obj, o.Namespace, "")
+	if err != nil {
+		return err
+	}
+	if err := InvalidSelectorError(o.LabelSelector); err != nil {
+		return opError("delete all of", t.gvk, o.Namespace, "", fmt.Errorf("invalid label selector: %w", err))
+	}
+	if t.metadata {
+		return opError("delete all of", t.gvk, o.Namespace, "",
+			c.metadataResource(t, o.Namespace).DeleteCollection(ctx, *o.AsDeleteOptions(), *o.AsListOptions()))
+	}
+	r := withParams(t.request(t.rc.Delete(), o.Namespace, ""), o.AsListOptions())
+	err = jsonBody(r, o.AsDeleteOptions()).Do(ctx).Error()
+	return opError("delete all of", t.gvk, o.Namespace, "", err)
+}
+
+func (c *liveClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...ApplyOption) error {
+	at, err := ApplyTargetOf(obj)
+	if err != nil {
+		return err
+	}
+	o := (&ApplyOptions{}).ApplyOptions(opts)
+	o.FieldManager = orString(o.FieldManager, c.fieldOwner)
+	if o.FieldManager == "" {
+		return opError("apply", at.GVK, at.Namespace, at.Name, fmt.Errorf("a field owner is required (client.FieldOwner or Options.FieldOwner)"))
+	}
+	t, err := c.targetForGVK(at.GVK, true, false)
+	if err != nil {
+		return opError("apply", at.GVK, at.Namespace, at.Name, err)
+	}
+	if err := t.check("apply", at.Namespace, at.Name); err != nil {
+		return err
+	}
+	res := withParams(t.request(t.rc.Patch(types.ApplyPatchType), at.Namespace, at.Name), o.AsPatchOptions()).
+		Body(at.Data).Do(ctx)
+	// Error, unlike Raw, decodes the server's Status (the conflict details).
+	if err := res.Error(); err != nil {
+		return opError("apply", at.GVK, at.Namespace, at.Name, err)
+	}
+	raw, err := res.Raw()
+	if err != nil {
+		return opError("apply", at.GVK, at.Namespace, at.Name, err)
+	}
+	if err := json.Unmarshal(raw, obj); err != nil {
+		return opError("apply", at.GVK, at.Namespace, at.Name, fmt.Errorf("decode answer: %w", err))
+	}
+	return nil
+}
