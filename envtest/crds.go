@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 )
@@ -125,9 +126,12 @@ func installCRDs(ctx context.Context, cfg *rest.Config, crds []*unstructured.Uns
 	if err != nil {
 		return fmt.Errorf("envtest: dynamic client: %w", err)
 	}
-	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	// Readiness is checked with plain requests: client-go's clients would
+	// hide the API server's early "429, retry after 1s" answers for a new
+	// resource by sleeping, and the first reads of a test would pay it.
+	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
-		return fmt.Errorf("envtest: discovery client: %w", err)
+		return fmt.Errorf("envtest: HTTP client: %w", err)
 	}
 	client := dyn.Resource(crdResource)
 	for _, crd := range crds {
@@ -146,22 +150,58 @@ func installCRDs(ctx context.Context, cfg *rest.Config, crds []*unstructured.Uns
 		}
 	}
 	for _, crd := range crds {
-		if err := waitCRD(ctx, client, disc, crd); err != nil {
+		if err := waitCRD(ctx, client, httpClient, strings.TrimSuffix(cfg.Host, "/"), crd); err != nil {
 			return err
 		}
 	}
+	warmUp(ctx, dyn, crds)
 	return nil
 }
 
-// waitCRD waits until crd is Established and each served version lists its
-// plural in discovery.
-func waitCRD(ctx context.Context, client dynamic.ResourceInterface, disc discovery.DiscoveryInterface, crd *unstructured.Unstructured) error {
+// warmUp sends one dry-run create per CRD, all at once. kube-apiserver
+// spends about 2 s on the first write of a new custom resource (valid or
+// not); paying it here, in parallel, keeps it out of the tests' and the
+// demo's first writes. Errors (the stub is usually invalid) are expected
+// and ignored.
+func warmUp(ctx context.Context, dyn dynamic.Interface, crds []*unstructured.Unstructured) {
+	var wg sync.WaitGroup
+	for _, crd := range crds {
+		group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+		plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
+		kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+		scope, _, _ := unstructured.NestedString(crd.Object, "spec", "scope")
+		versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+		for _, v := range versions {
+			m, _ := v.(map[string]any)
+			if storage, _ := m["storage"].(bool); !storage {
+				continue
+			}
+			gvr := schema.GroupVersionResource{Group: group, Version: fmt.Sprint(m["name"]), Resource: plural}
+			stub := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": gvr.GroupVersion().String(), "kind": kind,
+				"metadata": map[string]any{"name": "envtest-warm-up"},
+			}}
+			var ri dynamic.ResourceInterface = dyn.Resource(gvr)
+			if scope == "Namespaced" {
+				ri = dyn.Resource(gvr).Namespace(metav1.NamespaceDefault)
+			}
+			wg.Go(func() {
+				_, _ = ri.Create(ctx, stub, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			})
+		}
+	}
+	wg.Wait()
+}
+
+// waitCRD waits until crd is Established and each served version answers
+// discovery and a list at once.
+func waitCRD(ctx context.Context, client dynamic.ResourceInterface, httpClient *http.Client, host string, crd *unstructured.Unstructured) error {
 	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
 	plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
 	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
 	var last error
 	for {
-		last = crdReady(ctx, client, disc, crd.GetName(), group, plural, versions)
+		last = crdReady(ctx, client, httpClient, host, crd.GetName(), group, plural, versions)
 		if last == nil {
 			return nil
 		}
@@ -173,7 +213,7 @@ func waitCRD(ctx context.Context, client dynamic.ResourceInterface, disc discove
 	}
 }
 
-func crdReady(ctx context.Context, client dynamic.ResourceInterface, disc discovery.DiscoveryInterface, name, group, plural string, versions []any) error {
+func crdReady(ctx context.Context, client dynamic.ResourceInterface, httpClient *http.Client, host, name, group, plural string, versions []any) error {
 	got, err := client.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return err
@@ -195,17 +235,38 @@ func crdReady(ctx context.Context, client dynamic.ResourceInterface, disc discov
 			continue
 		}
 		gv := group + "/" + fmt.Sprint(m["name"])
-		list, err := disc.ServerResourcesForGroupVersion(gv)
+		body, err := getOnce(ctx, httpClient, host+"/apis/"+gv)
 		if err != nil {
-			return fmt.Errorf("discovery of %s: %w", gv, err)
+			return err
 		}
-		found := false
-		for _, r := range list.APIResources {
-			found = found || r.Name == plural
-		}
-		if !found {
+		if !strings.Contains(string(body), `"name":"`+plural+`"`) {
 			return fmt.Errorf("%s not yet in discovery of %s", plural, gv)
+		}
+		if _, err := getOnce(ctx, httpClient, host+"/apis/"+gv+"/"+plural+"?limit=1"); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// getOnce GETs url without retries and wants 200.
+func getOnce(ctx context.Context, c *http.Client, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return body, nil
 }
