@@ -1,0 +1,49 @@
+// Package manager runs a controller process: one Manager owns the
+// connection to the API server (an instrumented rest.Config and one HTTP
+// client), the cache, the clients, a Prometheus registry, an event
+// broadcaster, the probe, metrics and pprof servers and the leader
+// election, and runs every Runnable (controllers, mostly) added to it.
+//
+//	mgr, err := manager.New(cfg, manager.Options{
+//		LeaderElection:         true,
+//		LeaderElectionID:       "my-operator",
+//		HealthProbeBindAddress: ":8081",
+//		Metrics:                manager.MetricsOptions{BindAddress: ":8080"},
+//	})
+//	...
+//	_ = mgr.AddHealthzCheck("ping", healthz.Ping)
+//	... controller.New("widgets", mgr, ...) ...
+//	if err := mgr.Start(signals.SetupSignalHandler()); err != nil {
+//		os.Exit(1)
+//	}
+//
+// Guarantees:
+//   - Start order: HTTP servers, caches (Start waits until they sync),
+//     runnables whose NeedLeaderElection() is false, the election, and on
+//     winning it the leader-only runnables (those without
+//     NeedLeaderElection count as leader-only). Caches of a standby are
+//     therefore warm when it takes over.
+//   - Runnables may be added before or after Start; one added late starts
+//     with its group (a leader-only one only once elected). Two controllers
+//     with the same ControllerName are rejected.
+//   - The first runnable error stops the manager and Start returns it.
+//     Losing the lease cancels every context at once and Start returns an
+//     error wrapping leaderelection.ErrLeaderElectionLost; exit then.
+//   - Shutdown runs in reverse order (leader-only runnables, then the lease,
+//     other runnables, caches, servers, events) within
+//     GracefulShutdownTimeout, and Start returns only when every goroutine
+//     it started has exited, or with an error naming the runnables still
+//     running when the timeout passed.
+//   - With LeaderElectionReleaseOnCancel, the lease is released only after
+//     every leader-only runnable returned.
+//   - /readyz fails until the caches have synced and while any informer's
+//     list or watch keeps failing (its reason names the kind); /healthz
+//     runs the checks added with AddHealthzCheck.
+//   - /metrics serves the manager's own registry: Go and process
+//     collectors, rest_client_requests_total and
+//     rest_client_request_duration_seconds measured on the manager's
+//     transport, leader_election_master_status, the controllers' and
+//     workqueues' metrics, and whatever is registered on Metrics().
+//   - No global state: no init(), no global registry, logger, scheme or
+//     event broadcaster. Two managers in one process are independent.
+package manager

@@ -1,0 +1,276 @@
+package manager
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	eventsv1client "k8s.io/client-go/kubernetes/typed/events/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/events"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/client/apiutil"
+	"github.com/kubeloop/kubeloop/controller"
+	"github.com/kubeloop/kubeloop/leaderelection"
+	"github.com/kubeloop/kubeloop/manager/healthz"
+)
+
+// Manager runs a controller process: it owns the cache, the clients, the
+// metrics registry, the event broadcaster, the probe and metrics servers
+// and the leader election, and starts and stops every Runnable added to it.
+// Create it with New; Start it once.
+type Manager struct {
+	opts       Options
+	cfg        *rest.Config
+	httpClient *http.Client
+	scheme     *runtime.Scheme
+	mapper     meta.RESTMapper
+	cache      cache.Cache
+	client     client.Client
+	apiReader  client.Reader
+	logger     logr.Logger
+	registry   *prometheus.Registry
+	events     *eventRecorders
+	elector    *leaderelection.Elector // nil without leader election
+	healthz    healthz.Handler
+	readyz     healthz.Handler
+
+	cachesSynced atomic.Bool
+	elected      chan struct{}
+
+	mu              sync.Mutex
+	started         bool
+	stopping        bool
+	controllerNames map[string]struct{}
+	caches          *group // the manager's cache and user-added caches
+	others          *group // runnables that need no leadership
+	leaders         *group // leader-only runnables
+	extraCaches     []cache.Cache
+	servers         []*server
+	firstErr        error   // the error that stopped the manager
+	stopErrs        []error // errors returned while stopping
+	failed          chan struct{}
+}
+
+var _ controller.Manager = (*Manager)(nil)
+
+// New builds a manager for the cluster cfg points at: REST mapper, cache,
+// cached client, API reader, metrics registry and (with LeaderElection)
+// elector. It contacts nothing but what the mapper needs; nothing runs
+// until Start.
+func New(cfg *rest.Config, opts Options) (*Manager, error) {
+	if cfg == nil {
+		return nil, errors.New("manager: rest.Config is nil")
+	}
+	opts = opts.defaulted()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	m := &Manager{
+		opts:            opts,
+		logger:          opts.Logger,
+		registry:        newRegistry(),
+		elected:         make(chan struct{}),
+		controllerNames: make(map[string]struct{}),
+		caches:          newGroup("caches"),
+		others:          newGroup("runnables"),
+		leaders:         newGroup("leader-only runnables"),
+		failed:          make(chan struct{}),
+	}
+
+	// Every request of the manager goes through one instrumented config
+	// and one HTTP client (one connection pool).
+	m.cfg = rest.CopyConfig(cfg)
+	m.cfg.Wrap(newRESTMetrics(m.registry).wrap)
+	hc, err := rest.HTTPClientFor(m.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("manager: http client: %w", err)
+	}
+	m.httpClient = hc
+
+	m.scheme = opts.Scheme
+	if m.scheme == nil {
+		m.scheme = runtime.NewScheme()
+		if err := clientgoscheme.AddToScheme(m.scheme); err != nil {
+			return nil, fmt.Errorf("manager: scheme: %w", err)
+		}
+	}
+	newMapper := opts.MapperProvider
+	if newMapper == nil {
+		newMapper = apiutil.NewDynamicRESTMapper
+	}
+	if m.mapper, err = newMapper(m.cfg, m.httpClient); err != nil {
+		return nil, fmt.Errorf("manager: REST mapper: %w", err)
+	}
+
+	if err := m.buildCacheAndClients(); err != nil {
+		return nil, err
+	}
+
+	evc, err := eventsv1client.NewForConfigAndClient(m.cfg, m.httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("manager: events client: %w", err)
+	}
+	m.events = newEventRecorders(m.scheme, evc, m.logger)
+
+	if opts.LeaderElection {
+		m.elector, err = leaderelection.New(m.cfg, leaderelection.Options{
+			ID:            opts.LeaderElectionID,
+			Namespace:     opts.LeaderElectionNamespace,
+			Identity:      opts.LeaderElectionIdentity,
+			LeaseDuration: opts.LeaseDuration,
+			RenewDeadline: opts.RenewDeadline,
+			RetryPeriod:   opts.RetryPeriod,
+			Labels:        opts.LeaderElectionLabels,
+			HTTPClient:    m.httpClient,
+			Logger:        m.logger.WithName("leaderelection"),
+			Metrics:       m.registry,
+			// The manager releases the lease itself, and only once every
+			// leader-only runnable has returned.
+			ReleaseOnCancel: false,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("manager: %w", err)
+		}
+	}
+
+	if err := m.readyz.AddCheck("cache", m.cacheCheck); err != nil {
+		return nil, fmt.Errorf("manager: %w", err)
+	}
+	return m, nil
+}
+
+// buildCacheAndClients builds the cache, the cached client and the API
+// reader from the options, filling their zero fields with the manager's.
+func (m *Manager) buildCacheAndClients() error {
+	co := m.opts.Cache
+	if co.Scheme == nil {
+		co.Scheme = m.scheme
+	}
+	if co.Mapper == nil {
+		co.Mapper = m.mapper
+	}
+	if co.HTTPClient == nil {
+		co.HTTPClient = m.httpClient
+	}
+	if co.Logger.GetSink() == nil {
+		co.Logger = m.logger.WithName("cache")
+	}
+	var err error
+	if m.cache, err = cache.New(m.cfg, co); err != nil {
+		return fmt.Errorf("manager: %w", err)
+	}
+
+	clo := m.opts.Client
+	if clo.Scheme == nil {
+		clo.Scheme = m.scheme
+	}
+	if clo.Mapper == nil {
+		clo.Mapper = m.mapper
+	}
+	if clo.HTTPClient == nil {
+		clo.HTTPClient = m.httpClient
+	}
+	reader := clo
+	reader.Cache = nil
+	if m.apiReader, err = client.New(m.cfg, reader); err != nil {
+		return fmt.Errorf("manager: API reader: %w", err)
+	}
+	cached := client.CacheOptions{}
+	if clo.Cache != nil {
+		cached = *clo.Cache
+	}
+	cached.Reader = m.cache
+	clo.Cache = &cached
+	if m.client, err = client.New(m.cfg, clo); err != nil {
+		return fmt.Errorf("manager: client: %w", err)
+	}
+	return nil
+}
+
+// GetClient returns the manager's client: reads come from the cache,
+// writes go to the API server, and a Get after a write through this client
+// never returns an older version of the object.
+func (m *Manager) GetClient() client.Client { return m.client }
+
+// GetAPIReader returns a reader that always reads from the API server.
+func (m *Manager) GetAPIReader() client.Reader { return m.apiReader }
+
+// GetCache returns the manager's cache.
+func (m *Manager) GetCache() cache.Cache { return m.cache }
+
+// GetFieldIndexer returns the cache's field indexer, for indexes that
+// List with client.MatchingFields uses.
+func (m *Manager) GetFieldIndexer() client.FieldIndexer { return m.cache }
+
+// GetScheme returns the scheme shared by the client, the cache and events.
+func (m *Manager) GetScheme() *runtime.Scheme { return m.scheme }
+
+// GetRESTMapper returns the REST mapper.
+func (m *Manager) GetRESTMapper() meta.RESTMapper { return m.mapper }
+
+// GetConfig returns a copy of the rest.Config given to New, instrumented
+// so that its requests count in the manager's rest_client_* metrics.
+func (m *Manager) GetConfig() *rest.Config { return rest.CopyConfig(m.cfg) }
+
+// GetHTTPClient returns the HTTP client shared by the manager's clients.
+func (m *Manager) GetHTTPClient() *http.Client { return m.httpClient }
+
+// GetLogger returns the manager's logger.
+func (m *Manager) GetLogger() logr.Logger { return m.logger }
+
+// GetEventRecorder returns a recorder of events.k8s.io/v1 Events reported
+// by the controller name. Events are written while the manager runs and
+// dropped (logged at V(1)) before Start and after the shutdown.
+func (m *Manager) GetEventRecorder(name string) events.EventRecorder {
+	return &lazyRecorder{owner: m.events, name: name}
+}
+
+// Metrics returns the registerer of the manager's own registry, served at
+// /metrics. Register your collectors here.
+func (m *Manager) Metrics() prometheus.Registerer { return m.registry }
+
+// MetricsRegistry returns the manager's registry, to gather from it (in
+// tests, for example) or to serve it yourself.
+func (m *Manager) MetricsRegistry() *prometheus.Registry { return m.registry }
+
+// AddHealthzCheck adds a liveness check, served at LivenessEndpointName.
+func (m *Manager) AddHealthzCheck(name string, check healthz.Checker) error {
+	return m.healthz.AddCheck(name, check)
+}
+
+// AddReadyzCheck adds a readiness check, served at ReadinessEndpointName
+// beside the built-in "cache" check.
+func (m *Manager) AddReadyzCheck(name string, check healthz.Checker) error {
+	return m.readyz.AddCheck(name, check)
+}
+
+// Elected returns a channel closed when leader-only runnables may start:
+// when this replica wins the election, or once the caches have synced
+// without leader election.
+func (m *Manager) Elected() <-chan struct{} { return m.elected }
+
+// cacheCheck is the built-in readiness check: the caches have synced and
+// every informer's last list or watch succeeded.
+func (m *Manager) cacheCheck(*http.Request) error {
+	errs := []error{m.cache.Healthy()}
+	if !m.cachesSynced.Load() {
+		errs = append([]error{errors.New("caches have not synced yet")}, errs...)
+	}
+	m.mu.Lock()
+	extra := m.extraCaches
+	m.mu.Unlock()
+	for _, c := range extra {
+		errs = append(errs, c.Healthy())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,164 @@
+package manager
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/client"
+)
+
+// DefaultGracefulShutdownTimeout bounds the shutdown when
+// Options.GracefulShutdownTimeout is zero.
+const DefaultGracefulShutdownTimeout = 30 * time.Second
+
+// Options configures a Manager. The zero value is valid: built-in types, a
+// discovery-backed REST mapper, a cache of every namespace, no leader
+// election, no HTTP servers, a 30 s graceful shutdown.
+type Options struct {
+	// Scheme maps Go types to kinds for the client, the cache and events.
+	// Nil: a new scheme holding every built-in Kubernetes type (never the
+	// shared client-go scheme, so registering types on it is safe).
+	Scheme *runtime.Scheme
+
+	// MapperProvider builds the REST mapper from the manager's rest.Config
+	// and HTTP client. Nil: apiutil.NewDynamicRESTMapper, which discovers
+	// lazily and re-discovers on a miss.
+	MapperProvider func(cfg *rest.Config, httpClient *http.Client) (meta.RESTMapper, error)
+
+	// Cache configures the manager's cache. Its zero Scheme, Mapper,
+	// HTTPClient and Logger take the manager's; see cache.Options for the
+	// other fields.
+	Cache cache.Options
+
+	// Client configures the manager's client. Its zero Scheme, Mapper and
+	// HTTPClient take the manager's. Client.Cache.Reader is always the
+	// manager's cache; the other CacheOptions fields (DisableFor,
+	// Unstructured, ReadYourOwnWritesTimeout) are honoured, and a nil
+	// Client.Cache means their defaults.
+	Client client.Options
+
+	// Logger is the manager's logger; runnables find it in their context
+	// (logr.FromContextOrDiscard). Zero: a logger writing through
+	// log/slog's default handler.
+	Logger logr.Logger
+
+	// LeaderElection runs leader-only runnables (controllers, by default)
+	// only while this replica holds the Lease LeaderElectionID. False: they
+	// run as soon as the caches have synced.
+	LeaderElection bool
+	// LeaderElectionID names the Lease. Required with LeaderElection.
+	LeaderElectionID string
+	// LeaderElectionNamespace holds the Lease. Zero: the pod's namespace
+	// (read from the service account mount); required outside a cluster.
+	LeaderElectionNamespace string
+	// LeaderElectionIdentity is this replica's holder identity. Zero:
+	// hostname + "_" + a random UUID.
+	LeaderElectionIdentity string
+	// LeaderElectionReleaseOnCancel gives the lease up on a normal
+	// shutdown, once every leader-only runnable has returned, so a standby
+	// takes over within about one RetryPeriod. The process must exit right
+	// after Start returns. Zero: the lease expires after LeaseDuration.
+	LeaderElectionReleaseOnCancel bool
+	// LeaderElectionLabels are set on the Lease. Zero: none.
+	LeaderElectionLabels map[string]string
+	// LeaseDuration, RenewDeadline and RetryPeriod are the election
+	// timings. Zero: 15 s, 10 s and 2 s. See leaderelection.Options.
+	LeaseDuration time.Duration
+	RenewDeadline time.Duration
+	RetryPeriod   time.Duration
+
+	// Metrics configures the metrics HTTP server. Zero: no server (the
+	// registry still exists; see Manager.MetricsRegistry).
+	Metrics MetricsOptions
+
+	// HealthProbeBindAddress is the address of the /healthz and /readyz
+	// server, for example ":8081". "" or "0": no server.
+	HealthProbeBindAddress string
+	// ReadinessEndpointName is the readiness path. Zero: "/readyz".
+	ReadinessEndpointName string
+	// LivenessEndpointName is the liveness path. Zero: "/healthz".
+	LivenessEndpointName string
+
+	// PprofBindAddress is the address of a net/http/pprof-compatible
+	// profiling server at /debug/pprof/. It is unauthenticated and may
+	// expose sensitive data: bind it to loopback. "" or "0": no server.
+	PprofBindAddress string
+
+	// GracefulShutdownTimeout bounds the shutdown that follows the end of
+	// Start's context, a runnable error or the loss of the lease. Zero:
+	// 30 s. Negative: wait for every runnable however long it takes.
+	GracefulShutdownTimeout time.Duration
+}
+
+// MetricsOptions configures the metrics HTTP server, which serves the
+// manager's registry at /metrics.
+type MetricsOptions struct {
+	// BindAddress is the server's address, for example ":8080". "" or
+	// "0": no server.
+	BindAddress string
+	// ExtraHandlers are served beside /metrics, keyed by path. Zero:
+	// none. A handler for "/metrics" is rejected.
+	ExtraHandlers map[string]http.Handler
+}
+
+// defaulted returns a copy of o with every zero field set. It is the
+// single defaulting site.
+func (o Options) defaulted() Options {
+	if o.Logger.GetSink() == nil {
+		o.Logger = logr.FromSlogHandler(slog.Default().Handler())
+	}
+	if o.ReadinessEndpointName == "" {
+		o.ReadinessEndpointName = "/readyz"
+	}
+	if o.LivenessEndpointName == "" {
+		o.LivenessEndpointName = "/healthz"
+	}
+	if o.GracefulShutdownTimeout == 0 {
+		o.GracefulShutdownTimeout = DefaultGracefulShutdownTimeout
+	}
+	return o
+}
+
+// validate returns every problem of a defaulted Options, joined. The
+// leader election fields are checked by leaderelection.New.
+func (o Options) validate() error {
+	var errs []error
+	if o.LeaderElection && o.LeaderElectionID == "" {
+		errs = append(errs, errors.New("LeaderElectionID is required with LeaderElection"))
+	}
+	for name, p := range map[string]string{"ReadinessEndpointName": o.ReadinessEndpointName, "LivenessEndpointName": o.LivenessEndpointName} {
+		if !strings.HasPrefix(p, "/") {
+			errs = append(errs, fmt.Errorf("%s %q must start with /", name, p))
+		}
+	}
+	if enabled(o.HealthProbeBindAddress) && o.ReadinessEndpointName == o.LivenessEndpointName {
+		errs = append(errs, fmt.Errorf("ReadinessEndpointName and LivenessEndpointName are both %q", o.ReadinessEndpointName))
+	}
+	for p, h := range o.Metrics.ExtraHandlers {
+		switch {
+		case p == "/metrics":
+			errs = append(errs, errors.New("Metrics.ExtraHandlers cannot replace /metrics"))
+		case !strings.HasPrefix(p, "/"):
+			errs = append(errs, fmt.Errorf("Metrics.ExtraHandlers path %q must start with /", p))
+		case h == nil:
+			errs = append(errs, fmt.Errorf("Metrics.ExtraHandlers[%q] is nil", p))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("manager: invalid options: %w", errors.Join(errs...))
+}
+
+// enabled reports whether a bind address turns a server on.
+func enabled(addr string) bool { return addr != "" && addr != "0" }
