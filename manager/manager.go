@@ -22,6 +22,7 @@ import (
 	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/leaderelection"
 	"github.com/kubeloop/kubeloop/manager/healthz"
+	"github.com/kubeloop/kubeloop/webhook"
 )
 
 // Manager runs a controller process: it owns the cache, the clients, the
@@ -59,6 +60,9 @@ type Manager struct {
 	firstErr        error   // the error that stopped the manager
 	stopErrs        []error // errors returned while stopping
 	failed          chan struct{}
+
+	webhookMu     sync.Mutex
+	webhookServer *webhook.Server
 }
 
 var _ controller.Manager = (*Manager)(nil)
@@ -145,6 +149,11 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 
 	if err := m.readyz.AddCheck("cache", m.cacheCheck); err != nil {
 		return nil, fmt.Errorf("manager: %w", err)
+	}
+	if opts.WebhookServer != nil {
+		if err := m.addWebhookServerLocked(opts.WebhookServer); err != nil {
+			return nil, err
+		}
 	}
 	return m, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/webhook"
 )
 
 // DefaultGracefulShutdownTimeout bounds the shutdown when
@@ -93,6 +94,15 @@ type Options struct {
 	// profiling server at /debug/pprof/. It is unauthenticated and may
 	// expose sensitive data: bind it to loopback. "" or "0": no server.
 	PprofBindAddress string
+
+	// WebhookServer serves the admission and conversion webhooks
+	// registered with webhook.ManagedBy(mgr, ...). It starts with the
+	// caches (a conversion webhook may be needed for them to sync), needs
+	// no leadership, and is in readiness as the "webhook" check. Nil: no
+	// server until GetWebhookServer is first called, which then creates one
+	// with webhook.Options' defaults (port 9443) and the manager's metrics
+	// and logger.
+	WebhookServer *webhook.Server
 
 	// GracefulShutdownTimeout bounds the shutdown that follows the end of
 	// Start's context, a runnable error or the loss of the lease. Zero:

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/webhook"
 )
 
 // Runnable is anything the manager runs: Start blocks until ctx ends (or
@@ -77,6 +78,12 @@ func (m *Manager) groupFor(r Runnable) *group {
 	if _, ok := r.(cache.Cache); ok {
 		return m.caches
 	}
+	if _, ok := r.(*webhook.Server); ok {
+		// Webhooks start with the caches and stop after everything else:
+		// a cache of a kind with a conversion webhook cannot sync without
+		// them, and controllers' writes may pass through them.
+		return m.caches
+	}
 	if !needsLeadership(r) {
 		return m.others
 	}
@@ -108,8 +115,8 @@ func (m *Manager) Add(r Runnable) error {
 		m.controllerNames[name] = struct{}{}
 	}
 	g := m.groupFor(r)
-	if g == m.caches {
-		m.extraCaches = append(m.extraCaches, r.(cache.Cache))
+	if c, ok := r.(cache.Cache); ok && g == m.caches {
+		m.extraCaches = append(m.extraCaches, c)
 	}
 	if g.started {
 		m.runLocked(g, r, func() {})

@@ -28,10 +28,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubeloop/kubeloop/envtest"
 	"github.com/kubeloop/kubeloop/examples/webhookapp"
+	kmanager "github.com/kubeloop/kubeloop/manager"
 	"github.com/kubeloop/kubeloop/webhook"
 )
 
@@ -88,10 +90,17 @@ func TestAppWebhooksThroughTheAPIServer(t *testing.T) {
 		Host: "127.0.0.1", Port: webhook.AnyPort, CertDir: dir,
 		Logger: logr.FromSlogHandler(slog.DiscardHandler),
 	})
-	require.NoError(t, webhookapp.Setup(manager{scheme: scheme, srv: srv}))
+	require.NoError(t, clientgoscheme.AddToScheme(scheme))
+	// The manager owns the server: it starts it with the caches and
+	// reports it in readiness.
+	mgr, err := kmanager.New(cfg, kmanager.Options{Scheme: scheme, WebhookServer: srv,
+		Logger: logr.FromSlogHandler(slog.DiscardHandler)})
+	require.NoError(t, err)
+	require.Same(t, srv, mgr.GetWebhookServer())
+	require.NoError(t, webhookapp.Setup(mgr))
 	srvCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- srv.Start(srvCtx) }()
+	go func() { done <- mgr.Start(srvCtx) }()
 	defer func() {
 		cancel()
 		assert.NoError(t, <-done)

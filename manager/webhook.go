@@ -1,0 +1,39 @@
+package manager
+
+import (
+	"fmt"
+
+	"github.com/kubeloop/kubeloop/webhook"
+)
+
+var _ webhook.Manager = (*Manager)(nil)
+
+// GetWebhookServer returns the manager's webhook server: Options.WebhookServer,
+// or a default one created and added on the first call (see
+// Options.WebhookServer). It returns nil only when the manager is stopping
+// and no server existed.
+func (m *Manager) GetWebhookServer() *webhook.Server {
+	m.webhookMu.Lock()
+	defer m.webhookMu.Unlock()
+	if m.webhookServer == nil {
+		srv := webhook.NewServer(webhook.Options{Metrics: m.registry, Logger: m.logger.WithName("webhook")})
+		if err := m.addWebhookServerLocked(srv); err != nil {
+			m.logger.Error(err, "cannot add the default webhook server")
+			return nil
+		}
+	}
+	return m.webhookServer
+}
+
+// addWebhookServerLocked adds srv as a runnable and a readiness check.
+// m.webhookMu is held.
+func (m *Manager) addWebhookServerLocked(srv *webhook.Server) error {
+	if err := m.Add(srv); err != nil {
+		return err
+	}
+	if err := m.readyz.AddCheck("webhook", srv.StartedChecker()); err != nil {
+		return fmt.Errorf("manager: %w", err)
+	}
+	m.webhookServer = srv
+	return nil
+}
