@@ -126,7 +126,8 @@ func TestAppOwnsDeploymentAndService(t *testing.T) {
 	assert.Equal(t, "App", metav1.GetControllerOf(&d).Kind)
 
 	var s corev1.Service
-	require.NoError(t, c.Get(ctx, key, &s))
+	// The reconciler writes the Deployment first, the Service second.
+	eventually(t, "the Service is created", func() bool { return c.Get(ctx, key, &s) == nil })
 	assert.Equal(t, int32(80), s.Spec.Ports[0].Port)
 	assert.Equal(t, "web", s.Spec.Selector["app.kubernetes.io/name"])
 
