@@ -1,0 +1,205 @@
+package workqueue
+
+import "time"
+
+// This file holds the per-key state machine; every function here runs with
+// q.mu held.
+
+// add records one add of key: ready now if after <= 0, else after a delay.
+// now is the current time, or -1 to read the clock only if needed. It
+// reports whether key became ready or dirty (an add in client-go's terms).
+func (q *Queue[K]) add(key K, prio int, after time.Duration, now int64) bool {
+	if q.shutdown {
+		return false
+	}
+	if prio != 0 && !q.stamp {
+		q.startStamping()
+	}
+	id, ok := q.index[key]
+	if !ok {
+		id = q.alloc(key)
+	}
+	e := &q.entries[id]
+	if after > 0 {
+		if now < 0 {
+			now = q.now()
+		}
+		switch {
+		case e.flags&(fReady|fDirty) != 0: // already ready: earlier wins
+			q.raise(id, prio)
+		case e.flags&fWaiting != 0:
+			e.prio = max(e.prio, prio)
+			if at := now + int64(after); at < e.readyAt {
+				e.readyAt = at
+				q.heapUp(int(e.heap))
+				q.arm()
+			}
+		default:
+			e.prio = prio
+			e.readyAt = now + int64(after)
+			e.flags |= fWaiting
+			q.heapPush(id)
+			q.arm()
+		}
+		return false
+	}
+	switch {
+	case e.flags&(fReady|fDirty) != 0:
+		q.raise(id, prio)
+		return false
+	case e.flags&fWaiting != 0:
+		q.heapRemove(id)
+		e.flags &^= fWaiting
+		prio = max(prio, e.prio)
+	}
+	e.prio = prio
+	q.enqueue(id, now, now)
+	return true
+}
+
+// enqueue makes a key that is not pending ready (or dirty, if it is being
+// processed), stamped at time at; now is the current time; -1 means read
+// the clock if needed. The depth gauge counts ready and dirty keys, not keys
+// handed straight to a parked worker.
+func (q *Queue[K]) enqueue(id int32, at, now int64) {
+	if q.stamp {
+		if at < 0 {
+			if now < 0 {
+				now = q.now()
+			}
+			at = now
+		}
+		q.entries[id].enqueued = at
+	}
+	if q.entries[id].flags&fProcessing != 0 {
+		q.entries[id].flags |= fDirty
+		q.addDepth(1)
+		return
+	}
+	if !q.dispatch(id, now) {
+		q.addDepth(1)
+	}
+}
+
+// dispatch hands a pending key to a parked worker and reports true, or
+// else makes it ready; now is the current time if known, else -1.
+func (q *Queue[K]) dispatch(id int32, now int64) bool {
+	n := len(q.waiters)
+	if n == 0 {
+		q.pushReady(id)
+		return false
+	}
+	w := q.waiters[n-1]
+	q.waiters[n-1] = nil
+	q.waiters = q.waiters[:n-1]
+	w.key = q.entries[id].key
+	w.latency = q.startProcessing(id, now)
+	w.ch <- struct{}{}
+	return true
+}
+
+// raise keeps the highest priority of a pending key.
+func (q *Queue[K]) raise(id int32, prio int) {
+	e := &q.entries[id]
+	if prio <= e.prio {
+		return
+	}
+	if e.flags&fReady == 0 {
+		e.prio = prio
+		return
+	}
+	q.unlinkReady(id)
+	q.entries[id].prio = prio
+	q.pushReady(id)
+}
+
+// startProcessing marks a key handed out at time now (-1: read the clock
+// if needed) and returns how long it waited.
+func (q *Queue[K]) startProcessing(id int32, now int64) (latency int64) {
+	e := &q.entries[id]
+	e.flags = fProcessing
+	q.inflight++
+	if q.metrics == nil {
+		return 0
+	}
+	if now < 0 {
+		now = q.now()
+	}
+	e.started = now
+	q.startedSum += now
+	e.prev, e.next = q.procTail, none
+	if q.procTail != none {
+		q.entries[q.procTail].next = id
+	} else {
+		q.procHead = id
+	}
+	q.procTail = id
+	return now - e.enqueued
+}
+
+// unlinkProcessing removes a key from the processing list (metrics only).
+func (q *Queue[K]) unlinkProcessing(id int32) {
+	e := &q.entries[id]
+	if e.prev != none {
+		q.entries[e.prev].next = e.next
+	} else {
+		q.procHead = e.next
+	}
+	if e.next != none {
+		q.entries[e.next].prev = e.prev
+	} else {
+		q.procTail = e.prev
+	}
+	e.prev, e.next = none, none
+}
+
+// startStamping starts recording enqueue times, needed once keys of
+// several priorities compete; keys already pending count from now.
+func (q *Queue[K]) startStamping() {
+	q.stamp = true
+	now := q.now()
+	for i := range q.entries {
+		if q.entries[i].flags&(fReady|fDirty) != 0 {
+			q.entries[i].enqueued = now
+		}
+	}
+}
+
+// alloc creates the state of a new key.
+func (q *Queue[K]) alloc(key K) int32 {
+	id := q.free
+	if id != none {
+		q.free = q.entries[id].next
+	} else {
+		q.entries = append(q.entries, entry[K]{})
+		id = int32(len(q.entries) - 1)
+	}
+	q.entries[id] = entry[K]{key: key, prev: none, next: none, tprev: none, tnext: none, heap: none, bucket: none, group: none}
+	q.index[key] = id
+	return id
+}
+
+// release forgets the state of a key that is neither pending nor in flight.
+func (q *Queue[K]) release(id int32) {
+	delete(q.index, q.entries[id].key)
+	q.entries[id] = entry[K]{next: q.free}
+	q.free = id
+}
+
+// addDepth moves the depth gauge by delta (±1). A gauge that can be Set
+// (as Prometheus gauges can) is set to the exact count instead: one store
+// rather than a compare-and-swap loop.
+func (q *Queue[K]) addDepth(delta int) {
+	m := q.metrics
+	if m == nil {
+		return
+	}
+	if m.depthSet != nil {
+		m.depthN += delta
+		m.depthSet.Set(float64(m.depthN))
+	} else if delta > 0 {
+		m.depth.Inc()
+	} else {
+		m.depth.Dec()
+	}
+}

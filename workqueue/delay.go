@@ -1,0 +1,150 @@
+package workqueue
+
+import (
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// Waiting keys live in a 4-ary min-heap on readyAt, served by one timer
+// armed for the earliest deadline. Every function here except fire runs
+// with q.mu held.
+
+func (q *Queue[K]) heapSet(i int, id int32) {
+	q.heap[i] = id
+	q.entries[id].heap = int32(i)
+}
+
+func (q *Queue[K]) heapPush(id int32) {
+	q.heap = append(q.heap, id)
+	q.heapUp(len(q.heap) - 1)
+}
+
+func (q *Queue[K]) heapUp(i int) {
+	id := q.heap[i]
+	at := q.entries[id].readyAt
+	for i > 0 {
+		p := (i - 1) / 4
+		if q.entries[q.heap[p]].readyAt <= at {
+			break
+		}
+		q.heapSet(i, q.heap[p])
+		i = p
+	}
+	q.heapSet(i, id)
+}
+
+func (q *Queue[K]) heapDown(i int) {
+	id := q.heap[i]
+	at := q.entries[id].readyAt
+	n := len(q.heap)
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m := c
+		for j := c + 1; j < c+4 && j < n; j++ {
+			if q.entries[q.heap[j]].readyAt < q.entries[q.heap[m]].readyAt {
+				m = j
+			}
+		}
+		if q.entries[q.heap[m]].readyAt >= at {
+			break
+		}
+		q.heapSet(i, q.heap[m])
+		i = m
+	}
+	q.heapSet(i, id)
+}
+
+func (q *Queue[K]) heapRemove(id int32) {
+	i := int(q.entries[id].heap)
+	last := len(q.heap) - 1
+	if i != last {
+		moved := q.heap[last]
+		q.heapSet(i, moved)
+		q.heap = q.heap[:last]
+		q.heapDown(i)
+		q.heapUp(int(q.entries[moved].heap))
+	} else {
+		q.heap = q.heap[:last]
+	}
+	q.entries[id].heap = none
+}
+
+// arm makes sure the timer fires by the earliest deadline in the heap.
+func (q *Queue[K]) arm() {
+	if len(q.heap) == 0 {
+		return
+	}
+	next := q.entries[q.heap[0]].readyAt
+	if q.armedAt != 0 && q.armedAt <= next {
+		return
+	}
+	q.armedAt = next
+	d := max(time.Duration(next-q.now()), 0)
+	if q.clk == nil {
+		if q.timer == nil {
+			q.timer = time.AfterFunc(d, q.fire)
+		} else {
+			q.timer.Reset(d)
+		}
+		return
+	}
+	if q.ctimer != nil {
+		q.ctimer.Stop()
+	}
+	if c, ok := q.clk.(clock.WithDelayedExecution); ok {
+		// Fake clocks run the callback while holding their own lock, and
+		// fire reads the clock: run it on its own goroutine.
+		q.ctimer = c.AfterFunc(d, func() { go q.fire() })
+		return
+	}
+	g := &goTimer{t: q.clk.NewTimer(d), stop: make(chan struct{})}
+	go func() {
+		select {
+		case <-g.t.C():
+			q.fire()
+		case <-g.stop:
+		}
+	}()
+	q.ctimer = g
+}
+
+// fire makes every key whose deadline passed ready, then re-arms.
+func (q *Queue[K]) fire() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.shutdown {
+		return
+	}
+	q.armedAt = 0
+	now := q.now()
+	for len(q.heap) > 0 {
+		id := q.heap[0]
+		at := q.entries[id].readyAt
+		if at > now {
+			break
+		}
+		q.heapRemove(id)
+		q.entries[id].flags &^= fWaiting
+		if q.metrics != nil {
+			q.metrics.adds.Inc()
+		}
+		q.enqueue(id, at, now)
+	}
+	q.arm()
+}
+
+// goTimer runs a callback on a clock without AfterFunc; Stop ends its
+// goroutine.
+type goTimer struct {
+	t    clock.Timer
+	stop chan struct{}
+}
+
+func (g *goTimer) Stop() bool {
+	close(g.stop)
+	return g.t.Stop()
+}

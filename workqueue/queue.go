@@ -1,0 +1,347 @@
+package workqueue
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// LowPriority is the priority of events from an initial list or a resync,
+// the same value as controller-runtime's handler.LowPriority.
+const LowPriority = -100
+
+// DefaultAgeAfter is how long a key waits behind keys of higher priority
+// before it is served anyway, when Options.AgeAfter is 0.
+const DefaultAgeAfter = 10 * time.Second
+
+// Options configures a Queue. The zero value is a valid configuration.
+type Options[K comparable] struct {
+	// Name labels the queue's metrics; "" means "unnamed".
+	Name string
+	// RateLimiter decides the delay of AddRateLimited; nil means
+	// DefaultRateLimiter[K]().
+	RateLimiter RateLimiter[K]
+	// Metrics receives the queue's metrics; nil means no metrics and no
+	// cost. With metrics, the queue runs one goroutine until ShutDown.
+	Metrics MetricsProvider
+	// Clock is the source of time; nil means the real clock (which
+	// testing/synctest fakes).
+	Clock clock.WithTicker
+	// AgeAfter is how long a key may wait behind keys of higher priority
+	// before it is served in arrival order; 0 means DefaultAgeAfter and a
+	// negative value means never.
+	AgeAfter time.Duration
+	// FairnessKey groups keys (for example by namespace) so that keys of
+	// one priority are served round-robin across groups; nil means one
+	// group, plain FIFO.
+	FairnessKey func(K) string
+}
+
+// AddOpts qualifies AddWithOpts.
+type AddOpts struct {
+	// Priority orders ready keys: higher first, FIFO among equals. A key
+	// added again keeps the highest priority it was added with.
+	Priority int
+	// After delays the key; 0 or less means ready now.
+	After time.Duration
+	// RateLimited delays the key by the rate limiter's When, or by After
+	// when After is positive and shorter.
+	RateLimited bool
+}
+
+// entry flags. A key is at most one of ready, dirty and waiting.
+const (
+	fReady      uint8 = 1 << iota // in a ready bucket; never processing
+	fDirty                        // added while processing: ready at Done
+	fWaiting                      // in the delay heap
+	fProcessing                   // handed out by Get, not yet Done
+)
+
+const none int32 = -1
+
+// entry is the state of one key, kept in a slab and linked by index.
+type entry[K comparable] struct {
+	key      K
+	prev     int32 // bucket arrival list, or the processing list
+	next     int32
+	tprev    int32 // fairness group list
+	tnext    int32
+	heap     int32 // index in the delay heap
+	bucket   int32 // bucket while ready
+	group    int32 // fairness group while ready
+	flags    uint8
+	prio     int   // priority of the pending add
+	enqueued int64 // when the key became pending (ns since the queue's base)
+	readyAt  int64 // when a waiting key becomes ready
+	started  int64 // when processing began (metrics only)
+}
+
+// waiter is a worker parked in Get; an Add hands it a key directly.
+type waiter[K comparable] struct {
+	ch       chan struct{}
+	key      K
+	latency  int64
+	shutdown bool
+}
+
+// Queue is a de-duplicating, stingy, delaying, rate-limiting priority
+// queue of keys. See the package documentation for its guarantees.
+type Queue[K comparable] struct {
+	mu      sync.Mutex
+	index   map[K]int32
+	entries []entry[K]
+	free    int32
+
+	readySet // ready keys by priority
+	heap     []int32
+	armedAt  int64 // deadline of the armed timer; 0: none
+	timer    *time.Timer
+	ctimer   interface{ Stop() bool }
+
+	waiters    []*waiter[K]
+	pool       sync.Pool
+	inflight   int
+	startedSum int64
+	procHead   int32
+	procTail   int32
+	stamp      bool // record enqueue times (metrics or several priorities)
+	shutdown   bool
+	drained    chan struct{}
+
+	closed    atomic.Bool
+	stop      chan struct{}
+	gaugeDone chan struct{}
+
+	rl       RateLimiter[K]
+	metrics  *queueMetrics
+	clk      clock.WithTicker
+	base     time.Time
+	ageAfter int64
+	fairKey  func(K) string
+}
+
+// New returns a running queue.
+func New[K comparable](opts Options[K]) *Queue[K] {
+	if opts.Name == "" {
+		opts.Name = "unnamed"
+	}
+	if opts.RateLimiter == nil {
+		opts.RateLimiter = DefaultRateLimiter[K]()
+	}
+	if opts.AgeAfter == 0 {
+		opts.AgeAfter = DefaultAgeAfter
+	}
+	q := &Queue[K]{
+		index:    make(map[K]int32),
+		free:     none,
+		procHead: none,
+		procTail: none,
+		rl:       opts.RateLimiter,
+		metrics:  newQueueMetrics(opts.Metrics, opts.Name),
+		clk:      opts.Clock,
+		ageAfter: int64(opts.AgeAfter),
+		fairKey:  opts.FairnessKey,
+		stop:     make(chan struct{}),
+	}
+	q.pool.New = func() any { return &waiter[K]{ch: make(chan struct{}, 1)} }
+	if q.clk != nil {
+		q.base = q.clk.Now()
+	} else {
+		q.base = time.Now()
+	}
+	q.stamp = q.metrics != nil
+	if q.metrics != nil {
+		q.gaugeDone = make(chan struct{})
+		go q.gaugeLoop()
+	}
+	return q
+}
+
+// now returns the time since the queue's base in nanoseconds.
+func (q *Queue[K]) now() int64 {
+	if q.clk != nil {
+		return int64(q.clk.Since(q.base))
+	}
+	return int64(time.Since(q.base))
+}
+
+// Add makes key ready now.
+func (q *Queue[K]) Add(key K) {
+	if q.closed.Load() {
+		return
+	}
+	q.mu.Lock()
+	added := q.add(key, 0, 0, -1) // reads the clock only for a new key
+	q.mu.Unlock()
+	q.counted(added, false)
+}
+
+// AddAfter makes key ready after d; d of 0 or less is Add. If key is
+// already waiting, the earlier ready time wins.
+func (q *Queue[K]) AddAfter(key K, d time.Duration) {
+	if q.closed.Load() {
+		return
+	}
+	now := q.metricsNow()
+	q.mu.Lock()
+	added := q.add(key, 0, d, now)
+	q.mu.Unlock()
+	q.counted(added, true)
+}
+
+// AddRateLimited makes key ready after the rate limiter's When(key).
+func (q *Queue[K]) AddRateLimited(key K) {
+	if q.closed.Load() {
+		return
+	}
+	d := q.rl.When(key)
+	now := q.metricsNow()
+	q.mu.Lock()
+	added := q.add(key, 0, d, now)
+	q.mu.Unlock()
+	q.counted(added, true)
+}
+
+// AddWithOpts adds keys with a priority, a delay or a rate limit.
+func (q *Queue[K]) AddWithOpts(o AddOpts, keys ...K) {
+	if q.closed.Load() {
+		return
+	}
+	if o.RateLimited {
+		for _, key := range keys {
+			d := q.rl.When(key)
+			if o.After > 0 && o.After < d {
+				d = o.After
+			}
+			now := q.metricsNow()
+			q.mu.Lock()
+			added := q.add(key, o.Priority, d, now)
+			q.mu.Unlock()
+			q.counted(added, true)
+		}
+		return
+	}
+	now := q.metricsNow()
+	added := 0
+	q.mu.Lock()
+	for _, key := range keys {
+		if q.add(key, o.Priority, o.After, now) {
+			added++
+		}
+	}
+	q.mu.Unlock()
+	for i := range keys {
+		q.counted(i < added, o.After > 0)
+	}
+}
+
+// metricsNow reads the clock before taking the lock when metrics need it.
+func (q *Queue[K]) metricsNow() int64 {
+	if q.metrics == nil {
+		return -1
+	}
+	return q.now()
+}
+
+// counted updates the adds and retries counters outside the lock.
+func (q *Queue[K]) counted(added, retry bool) {
+	if q.metrics == nil {
+		return
+	}
+	if added {
+		q.metrics.adds.Inc()
+	}
+	if retry {
+		q.metrics.retries.Inc()
+	}
+}
+
+// Get blocks until a key is ready and hands it out; the caller must call
+// Done(key) when finished. It returns shutdown true, at once, after
+// ShutDown or ShutDownWithDrain.
+func (q *Queue[K]) Get() (key K, shutdown bool) {
+	var latency int64
+	now := q.metricsNow()
+	q.mu.Lock()
+	switch {
+	case q.shutdown:
+		q.mu.Unlock()
+		return key, true
+	case q.nready > 0:
+		id := q.popReady()
+		key = q.entries[id].key
+		latency = q.startProcessing(id, now)
+		q.addDepth(-1)
+		q.mu.Unlock()
+	default:
+		w := q.pool.Get().(*waiter[K])
+		q.waiters = append(q.waiters, w)
+		q.mu.Unlock()
+		<-w.ch
+		key, shutdown, latency = w.key, w.shutdown, w.latency
+		*w = waiter[K]{ch: w.ch}
+		q.pool.Put(w)
+		if shutdown {
+			return key, true
+		}
+	}
+	if q.metrics != nil {
+		q.metrics.latency.Observe(time.Duration(latency).Seconds())
+	}
+	return key, false
+}
+
+// Done marks key as finished. If key was added while it was processed, it
+// becomes ready again now.
+func (q *Queue[K]) Done(key K) {
+	now := q.metricsNow()
+	q.mu.Lock()
+	id, ok := q.index[key]
+	if !ok || q.entries[id].flags&fProcessing == 0 {
+		q.mu.Unlock()
+		return
+	}
+	e := &q.entries[id]
+	e.flags &^= fProcessing
+	q.inflight--
+	var work int64
+	if q.metrics != nil {
+		work = now - e.started
+		q.startedSum -= e.started
+		q.unlinkProcessing(id)
+	}
+	if e.flags&fDirty != 0 {
+		e.flags &^= fDirty
+		if q.dispatch(id, now) {
+			q.addDepth(-1)
+		}
+	}
+	if q.entries[id].flags == 0 {
+		q.release(id)
+	}
+	if q.inflight == 0 && q.drained != nil {
+		close(q.drained)
+		q.drained = nil
+	}
+	q.mu.Unlock()
+	if q.metrics != nil {
+		q.metrics.work.Observe(time.Duration(work).Seconds())
+	}
+}
+
+// Forget clears key's rate-limiter failures; it does not remove key from
+// the queue.
+func (q *Queue[K]) Forget(key K) { q.rl.Forget(key) }
+
+// NumRequeues returns key's rate-limiter failures since its last Forget.
+func (q *Queue[K]) NumRequeues(key K) int { return q.rl.NumRequeues(key) }
+
+// Len returns the number of keys ready to be handed out, not counting
+// keys that wait for a delay or for their processing to finish.
+func (q *Queue[K]) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.nready
+}
