@@ -15,7 +15,7 @@ var layers = []struct {
 	layer    int
 	prefixes []string
 }{
-	{0, []string{"workqueue", "reconcile"}},
+	{0, []string{"workqueue", "reconcile", "internal/faultproxy", "internal/logfilter"}},
 	{1, []string{"client"}},
 	{2, []string{"controller/controllerutil", "internal/metrics"}},
 	{3, []string{"cache"}},
@@ -23,7 +23,7 @@ var layers = []struct {
 	{5, []string{"controller"}},
 	{6, []string{"leaderelection", "webhook"}},
 	{7, []string{"manager"}},
-	{examplesLayer, []string{"examples"}},
+	{examplesLayer, []string{"examples", "internal/reliability"}},
 }
 
 // examplesLayer is the top: examples may import anything, envtest too.

@@ -27,8 +27,10 @@
 //     copying, which must then not be mutated. Objects keep their
 //     resourceVersion and carry their apiVersion and kind.
 //   - metadata.managedFields is stripped before storing (ByObject
-//     KeepManagedFields keeps it), and namespaces, label keys and values
-//     and annotation keys are shared between objects, to cut memory.
+//     KeepManagedFields keeps it), and namespaces, label keys and values,
+//     annotation keys and owner references are shared between objects, as
+//     are the strings a workload's Pods repeat (node, images, container
+//     names, enumerations), to cut memory.
 //   - List answers namespace, label selectors, and exact-match field
 //     selectors on fields indexed with IndexField (and on metadata.name and
 //     metadata.namespace); any other field selector is an error wrapping

@@ -73,6 +73,7 @@ func newFakeCache(t testing.TB, opts Options) (*InformerCache, *fakeSources) {
 	mapper := meta.NewDefaultRESTMapper(nil)
 	mapper.Add(cmGVK, meta.RESTScopeNamespace)
 	mapper.Add(schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, meta.RESTScopeNamespace)
+	mapper.Add(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, meta.RESTScopeNamespace)
 	opts.Mapper = mapper
 	opts.Logger = logr.FromSlogHandler(slog.DiscardHandler)
 	src := &fakeSources{}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
+	"github.com/kubeloop/kubeloop/internal/logfilter"
 )
 
 // Options configures a cache. The zero value is valid: built-in types, a
@@ -125,6 +126,9 @@ func (opts Options) defaulted() Options {
 	if opts.Logger.GetSink() == nil {
 		opts.Logger = logr.FromSlogHandler(slog.Default().Handler())
 	}
+	// client-go logs request and response bodies, Secrets included, at
+	// V(8) through this logger; they never reach it.
+	opts.Logger = logfilter.WithoutBodies(opts.Logger)
 	return opts
 }
 

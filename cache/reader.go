@@ -26,6 +26,11 @@ import (
 // must then not be mutated). The object keeps its resourceVersion and has
 // its apiVersion and kind set. A missing object is an apierrors NotFound.
 func (c *InformerCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if v := reflect.ValueOf(obj); obj == nil || (v.Kind() == reflect.Pointer && v.IsNil()) {
+		// A typed nil pointer would pass the type-keyed fast path below
+		// and panic when filled.
+		return fmt.Errorf("cache: get %s: %w", key, client.ErrNilObject)
+	}
 	e := c.readyEntry(obj)
 	if e == nil {
 		k, err := c.keyFor(obj)

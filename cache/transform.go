@@ -3,9 +3,11 @@ package cache
 import (
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 )
 
@@ -73,9 +75,64 @@ func (in *interner) objectMeta(om *metav1.ObjectMeta) {
 		r := &om.OwnerReferences[i]
 		r.APIVersion = in.get(r.APIVersion)
 		r.Kind = in.get(r.Kind)
+		// The replicas of one workload share their owner.
+		r.Name = in.get(r.Name)
+		r.UID = types.UID(in.get(string(r.UID)))
 	}
 	for i, f := range om.Finalizers {
 		om.Finalizers[i] = in.get(f)
+	}
+}
+
+// pod interns the strings a workload's Pods repeat: node, service account,
+// scheduler, images, container names, enumerations and conditions. Pods are
+// the largest objects most controllers cache.
+func (in *interner) pod(p *corev1.Pod) {
+	sp, st := &p.Spec, &p.Status
+	sp.NodeName = in.get(sp.NodeName)
+	sp.ServiceAccountName = in.get(sp.ServiceAccountName)
+	sp.DeprecatedServiceAccount = in.get(sp.DeprecatedServiceAccount)
+	sp.SchedulerName = in.get(sp.SchedulerName)
+	sp.PriorityClassName = in.get(sp.PriorityClassName)
+	sp.RestartPolicy = corev1.RestartPolicy(in.get(string(sp.RestartPolicy)))
+	sp.DNSPolicy = corev1.DNSPolicy(in.get(string(sp.DNSPolicy)))
+	for _, cs := range [][]corev1.Container{sp.InitContainers, sp.Containers} {
+		for i := range cs {
+			c := &cs[i]
+			c.Name = in.get(c.Name)
+			c.Image = in.get(c.Image)
+			c.ImagePullPolicy = corev1.PullPolicy(in.get(string(c.ImagePullPolicy)))
+			c.TerminationMessagePath = in.get(c.TerminationMessagePath)
+			c.TerminationMessagePolicy = corev1.TerminationMessagePolicy(in.get(string(c.TerminationMessagePolicy)))
+			for j := range c.Ports {
+				c.Ports[j].Name = in.get(c.Ports[j].Name)
+				c.Ports[j].Protocol = corev1.Protocol(in.get(string(c.Ports[j].Protocol)))
+			}
+			for j := range c.VolumeMounts {
+				c.VolumeMounts[j].Name = in.get(c.VolumeMounts[j].Name)
+				c.VolumeMounts[j].MountPath = in.get(c.VolumeMounts[j].MountPath)
+			}
+		}
+	}
+	for i := range sp.Volumes {
+		sp.Volumes[i].Name = in.get(sp.Volumes[i].Name)
+	}
+	st.Phase = corev1.PodPhase(in.get(string(st.Phase)))
+	st.QOSClass = corev1.PodQOSClass(in.get(string(st.QOSClass)))
+	st.HostIP = in.get(st.HostIP)
+	for i := range st.Conditions {
+		c := &st.Conditions[i]
+		c.Type = corev1.PodConditionType(in.get(string(c.Type)))
+		c.Status = corev1.ConditionStatus(in.get(string(c.Status)))
+		c.Reason = in.get(c.Reason)
+	}
+	for _, cs := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses} {
+		for i := range cs {
+			c := &cs[i]
+			c.Name = in.get(c.Name)
+			c.Image = in.get(c.Image)
+			c.ImageID = in.get(c.ImageID)
+		}
 	}
 }
 
@@ -125,6 +182,9 @@ func (c *InformerCache) transformFor(key kindKey, kc kindConfig) toolscache.Tran
 					om.ManagedFields = nil
 				}
 				in.objectMeta(om)
+			}
+			if p, ok := o.(*corev1.Pod); ok {
+				in.pod(p)
 			}
 			setTypeMeta(o, apiVersion, kind)
 		}

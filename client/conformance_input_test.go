@@ -50,6 +50,13 @@ func badInputCases() []conformanceCase {
 			assert.ErrorContains(t, err, "invalid label selector")
 			assert.ErrorContains(t, err, "list v1, Kind=ConfigMap")
 
+			// A label value that would add a requirement is refused, not
+			// sent (selector injection); so is one DeleteAllOf would use.
+			err = c.List(ctx, &corev1.ConfigMapList{}, client.InNamespace(ns), client.MatchingLabels{"app": "x,tier!=prod"})
+			assert.ErrorContains(t, err, "invalid label selector")
+			err = c.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(ns), client.MatchingLabels{"not a valid key!": "v"})
+			assert.ErrorContains(t, err, "invalid label selector")
+
 			assert.ErrorContains(t, c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "x"}, &unstructured.Unstructured{}), "apiVersion and kind")
 
 			cm := newConfigMap(ns, "patched", nil)

@@ -438,9 +438,17 @@ func (n InNamespace) ApplyToDeleteAllOf(o *DeleteAllOfOptions) { n.ApplyToList(&
 // MatchingLabels selects objects whose labels include every pair.
 type MatchingLabels map[string]string
 
-// ApplyToList sets the label selector.
+// ApplyToList sets the label selector. A key or value that is not a valid
+// label key or value (such as "x,tier!=prod", which would otherwise add a
+// requirement) yields a selector that the List rejects with an error
+// naming it.
 func (m MatchingLabels) ApplyToList(o *ListOptions) {
-	o.LabelSelector = labels.SelectorFromValidatedSet(map[string]string(m))
+	sel, err := labels.ValidatedSelectorFromSet(map[string]string(m))
+	if err != nil {
+		o.LabelSelector = invalidSelector{err: err}
+		return
+	}
+	o.LabelSelector = sel
 }
 
 // ApplyToDeleteAllOf sets the label selector.

@@ -19,7 +19,8 @@
 //   - A returned error re-queues the Request with per-Request exponential
 //     backoff; a reconcile.TerminalError is logged and counted and not
 //     retried; Result.RequeueAfter re-queues after that delay; success
-//     resets the backoff.
+//     resets the backoff. A 409 conflict is retried the same way but logged
+//     at V(1), not as an error: it only means the read was stale.
 //   - A panicking Reconciler does not stop the controller: the panic is
 //     recovered into an error (and counted) unless Options.RecoverPanic is
 //     false.

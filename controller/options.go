@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/internal/logfilter"
 	"github.com/kubeloop/kubeloop/reconcile"
 	"github.com/kubeloop/kubeloop/workqueue"
 )
@@ -130,6 +131,9 @@ func (o Options) withDefaults() Options {
 	if o.Logger.GetSink() == nil {
 		o.Logger = logr.FromSlogHandler(slog.Default().Handler())
 	}
+	// client-go logs request and response bodies, Secrets included, at
+	// V(8) through this logger; they never reach it.
+	o.Logger = logfilter.WithoutBodies(o.Logger)
 	return o
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/reconcile"
@@ -63,6 +64,12 @@ func (c *Controller) reconcileHandler(ctx context.Context, req reconcile.Request
 		c.queue.AddRateLimited(req)
 		if ctx.Err() != nil {
 			log.V(1).Info("Reconcile ended by shutdown", "error", err.Error())
+			return
+		}
+		if apierrors.IsConflict(err) {
+			// A 409 means the read was stale: the retry reads the newer
+			// object. Routine under concurrent writers, so not an error.
+			log.V(1).Info("Reconcile met a conflict; retrying", "error", err.Error())
 			return
 		}
 		log.Error(err, "Reconciler error")

@@ -15,6 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/reconcile"
@@ -289,5 +291,27 @@ func TestMetricsExposition(t *testing.T) {
 			assert.Contains(t, got, series+`{controller="test",name="test"}`)
 		}
 		c.queue.ShutDown()
+	})
+}
+
+func TestProcessConflictRetriedQuietly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		logs := &logBuffer{}
+		calls := 0
+		c, _ := newTestController(t, reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+			calls++
+			if calls == 1 {
+				return reconcile.Result{}, fmt.Errorf("update: %w", apierrors.NewConflict(schema.GroupResource{Resource: "configmaps"}, "web", errors.New("the object has been modified")))
+			}
+			return reconcile.Result{}, nil
+		}), Options{Logger: logs.logger()})
+		c.queue.Add(webReq)
+		require.True(t, c.processNextWorkItem(t.Context()))
+		assert.Equal(t, 1, c.queue.NumRequeues(webReq), "a conflict is retried with backoff")
+		require.True(t, c.processNextWorkItem(t.Context()))
+		assert.Equal(t, 2, calls)
+		out := logs.String()
+		assert.Contains(t, out, "conflict", "the conflict is logged at V(1)")
+		assert.NotContains(t, out, "Reconciler error")
 	})
 }

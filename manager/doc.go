@@ -22,7 +22,10 @@
 //     runnables whose NeedLeaderElection() is false, the election, and on
 //     winning it the leader-only runnables (those without
 //     NeedLeaderElection count as leader-only). Caches of a standby are
-//     therefore warm when it takes over.
+//     therefore warm when it takes over. A kind the cache cannot list or
+//     watch (RBAC forbidden, not served) does not hold the others up: Start
+//     logs it and carries on, /readyz names it, and its controller fails
+//     after its CacheSyncTimeout.
 //   - Runnables may be added before or after Start; one added late starts
 //     with its group (a leader-only one only once elected). Two controllers
 //     with the same ControllerName are rejected.
@@ -44,6 +47,9 @@
 //     rest_client_request_duration_seconds measured on the manager's
 //     transport, leader_election_master_status, the controllers' and
 //     workqueues' metrics, and whatever is registered on Metrics().
+//     With Metrics.FilterProvider set to WithAuthenticationAndAuthorization
+//     it answers only requests whose bearer token may get the path (a
+//     TokenReview and a SubjectAccessReview), failing closed.
 //   - No global state: no init(), no global registry, logger, scheme or
 //     event broadcaster. Two managers in one process are independent.
 package manager

@@ -45,6 +45,8 @@ type Manager struct {
 	healthz    healthz.Handler
 	readyz     healthz.Handler
 
+	metricsFilter MetricsFilter // nil without Options.Metrics.FilterProvider
+
 	cachesSynced atomic.Bool
 	elected      chan struct{}
 
@@ -114,6 +116,12 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 	}
 	if m.mapper, err = newMapper(m.cfg, m.httpClient); err != nil {
 		return nil, fmt.Errorf("manager: REST mapper: %w", err)
+	}
+
+	if opts.Metrics.FilterProvider != nil {
+		if m.metricsFilter, err = opts.Metrics.FilterProvider(m.cfg, m.httpClient); err != nil {
+			return nil, fmt.Errorf("manager: metrics filter: %w", err)
+		}
 	}
 
 	if err := m.buildCacheAndClients(); err != nil {

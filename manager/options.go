@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/internal/logfilter"
 	"github.com/kubeloop/kubeloop/webhook"
 )
 
@@ -119,6 +120,11 @@ type MetricsOptions struct {
 	// ExtraHandlers are served beside /metrics, keyed by path. Zero:
 	// none. A handler for "/metrics" is rejected.
 	ExtraHandlers map[string]http.Handler
+	// FilterProvider wraps every handler of the metrics server, /metrics
+	// and ExtraHandlers alike; WithAuthenticationAndAuthorization requires
+	// a token allowed to get the path. Nil: no filter, anyone who reaches
+	// the address reads the metrics.
+	FilterProvider MetricsFilterProvider
 }
 
 // defaulted returns a copy of o with every zero field set. It is the
@@ -127,6 +133,9 @@ func (o Options) defaulted() Options {
 	if o.Logger.GetSink() == nil {
 		o.Logger = logr.FromSlogHandler(slog.Default().Handler())
 	}
+	// client-go logs request and response bodies, Secrets included, at
+	// V(8) through this logger; they never reach it.
+	o.Logger = logfilter.WithoutBodies(o.Logger)
 	if o.ReadinessEndpointName == "" {
 		o.ReadinessEndpointName = "/readyz"
 	}

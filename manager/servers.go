@@ -90,19 +90,26 @@ func (l promLogger) Println(v ...any) {
 func (m *Manager) startServers() error {
 	type spec struct {
 		name, addr string
-		handler    func() http.Handler
+		handler    func() (http.Handler, error)
+	}
+	plain := func(h func() http.Handler) func() (http.Handler, error) {
+		return func() (http.Handler, error) { return h(), nil }
 	}
 	specs := []spec{
-		{"metrics", m.opts.Metrics.BindAddress, m.metricsHandler},
-		{"health probe", m.opts.HealthProbeBindAddress, m.probeHandler},
-		{"pprof", m.opts.PprofBindAddress, pprofHandler},
+		{"metrics", m.opts.Metrics.BindAddress, m.filteredMetricsHandler},
+		{"health probe", m.opts.HealthProbeBindAddress, plain(m.probeHandler)},
+		{"pprof", m.opts.PprofBindAddress, plain(pprofHandler)},
 	}
 	var servers []*server
 	for _, sp := range specs {
 		if !enabled(sp.addr) {
 			continue
 		}
-		s, err := listen(sp.name, sp.addr, sp.handler())
+		h, err := sp.handler()
+		var s *server
+		if err == nil {
+			s, err = listen(sp.name, sp.addr, h)
+		}
 		if err != nil {
 			for _, s := range servers {
 				_ = s.listener.Close()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/go-logr/logr"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -111,28 +112,55 @@ func (m *Manager) Start(ctx context.Context) error {
 	}
 }
 
-// waitForCaches waits until every cache started so far has synced. It
-// gives up when ctx ends or a runnable fails.
+// waitForCaches waits until every cache started so far has synced, or
+// until a cache reports that a kind cannot be listed or watched (RBAC
+// forbidden, not served): that kind would never sync, and waiting for it
+// would keep every other runnable from starting. The failure is logged and
+// Start carries on; /readyz stays unready while it lasts, and a
+// controller of that kind fails after its CacheSyncTimeout with an error
+// naming it. It gives up when ctx ends or a runnable fails.
 func (m *Manager) waitForCaches(ctx context.Context) bool {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		select {
-		case <-m.failed:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	m.mu.Lock()
 	caches := append([]cache.Cache{m.cache}, m.extraCaches...)
 	m.mu.Unlock()
-	for _, c := range caches {
-		if !c.WaitForCacheSync(ctx) {
+	synced := make(chan bool, 1)
+	go func() {
+		for _, c := range caches {
+			if !c.WaitForCacheSync(ctx) {
+				synced <- false
+				return
+			}
+		}
+		synced <- true
+	}()
+	tick := time.NewTicker(cacheHealthPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case ok := <-synced:
+			return ok
+		case <-m.failed:
 			return false
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+			var errs []error
+			for _, c := range caches {
+				errs = append(errs, c.Healthy())
+			}
+			if err := errors.Join(errs...); err != nil {
+				m.logger.Error(err, "caches cannot sync some kinds; starting the runnables anyway")
+				return true
+			}
 		}
 	}
-	return true
 }
+
+// cacheHealthPoll is how often waitForCaches asks the caches for failing
+// kinds.
+const cacheHealthPoll = 250 * time.Millisecond
 
 // startLeaders starts the leader-only runnables, unless the stop began.
 func (m *Manager) startLeaders() {

@@ -1,0 +1,118 @@
+package faultproxy
+
+import (
+	"net"
+	"sync"
+)
+
+// listener tracks every accepted connection so that they can be frozen:
+// a frozen connection neither reads nor writes, and stays open.
+type listener struct {
+	net.Listener
+
+	mu    sync.Mutex
+	cond  *sync.Cond
+	conns map[*conn]struct{}
+	hole  bool // blackhole: every connection frozen
+}
+
+func newListener(l net.Listener) *listener {
+	ln := &listener{Listener: l, conns: map[*conn]struct{}{}}
+	ln.cond = sync.NewCond(&ln.mu)
+	return ln
+}
+
+func (l *listener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	tc := &conn{Conn: c, ln: l}
+	l.mu.Lock()
+	l.conns[tc] = struct{}{}
+	l.mu.Unlock()
+	return tc, nil
+}
+
+func (l *listener) freeze() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for c := range l.conns {
+		if !c.closed {
+			c.frozen = true
+			n++
+		}
+	}
+	return n
+}
+
+func (l *listener) thaw() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for c := range l.conns {
+		c.frozen = false
+	}
+	l.cond.Broadcast()
+}
+
+func (l *listener) blackhole(on bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.hole = on
+	if !on {
+		for c := range l.conns {
+			c.frozen = false
+		}
+		l.cond.Broadcast()
+	}
+}
+
+func (l *listener) closeAll() {
+	l.mu.Lock()
+	cs := make([]*conn, 0, len(l.conns))
+	for c := range l.conns {
+		cs = append(cs, c)
+	}
+	l.mu.Unlock()
+	for _, c := range cs {
+		_ = c.Close()
+	}
+}
+
+// wait blocks while c is frozen.
+func (l *listener) wait(c *conn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for (c.frozen || l.hole) && !c.closed {
+		l.cond.Wait()
+	}
+}
+
+type conn struct {
+	net.Conn
+	ln     *listener
+	frozen bool // guarded by ln.mu
+	closed bool // guarded by ln.mu
+}
+
+func (c *conn) Read(b []byte) (int, error) {
+	c.ln.wait(c)
+	n, err := c.Conn.Read(b)
+	c.ln.wait(c) // bytes that arrived while frozen are held back
+	return n, err
+}
+
+func (c *conn) Write(b []byte) (int, error) {
+	c.ln.wait(c)
+	return c.Conn.Write(b)
+}
+
+func (c *conn) Close() error {
+	c.ln.mu.Lock()
+	c.closed = true
+	delete(c.ln.conns, c)
+	c.ln.cond.Broadcast()
+	c.ln.mu.Unlock()
+	return c.Conn.Close()
+}
