@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,6 +113,28 @@ func start(mgr *manager.Manager) *running {
 	return r
 }
 
+// waitStarted waits until the manager's cache has synced, so that an
+// oracle's "nothing changed yet" cannot pass before anything ran. A manager
+// that does not get there within the hang bound fails the test with every
+// goroutine's stack, for diagnosis.
+func (r *running) waitStarted(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), convergeWithin)
+	defer cancel()
+	if r.mgr.GetCache().WaitForCacheSync(ctx) {
+		return
+	}
+	select {
+	case err := <-r.done:
+		r.done <- err
+		t.Fatalf("the manager's Start returned before its cache synced: %v", err)
+	default:
+	}
+	var stacks strings.Builder
+	_ = pprof.Lookup("goroutine").WriteTo(&stacks, 1)
+	t.Fatalf("the manager's cache did not sync within %s; goroutines:\n%s", convergeWithin, stacks.String())
+}
+
 // stop cancels the manager and returns Start's result. 60 s is a hang
 // bound, far above the 30 s graceful shutdown default.
 func (r *running) stop(t *testing.T) error {
@@ -177,11 +201,13 @@ func serverState(t *testing.T, ns string) map[string][2]string {
 	return out
 }
 
-// cacheState is serverState read from a manager's cache.
-func cacheState(t *testing.T, mgr *manager.Manager, ns string) map[string][2]string {
-	t.Helper()
+// tryCacheState is cacheState for use inside Eventually conditions, which
+// run on another goroutine and must not call require.
+func tryCacheState(mgr *manager.Manager, ns string) (map[string][2]string, error) {
 	var list corev1.ConfigMapList
-	require.NoError(t, mgr.GetCache().List(context.Background(), &list))
+	if err := mgr.GetCache().List(context.Background(), &list); err != nil {
+		return nil, err
+	}
 	out := map[string][2]string{}
 	for _, cm := range list.Items {
 		if cm.Namespace != ns || cm.Name == "kube-root-ca.crt" {
@@ -189,5 +215,5 @@ func cacheState(t *testing.T, mgr *manager.Manager, ns string) map[string][2]str
 		}
 		out[cm.Name] = [2]string{cm.Data["n"], cm.ResourceVersion}
 	}
-	return out
+	return out, nil
 }

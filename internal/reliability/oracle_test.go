@@ -95,10 +95,19 @@ func (o *oracle) converged(t *testing.T, ns string, within time.Duration) time.D
 		}
 		return true
 	}, within, 50*time.Millisecond, "every object's final state reconciled")
-	require.Eventually(t, func() bool {
-		got := cacheState(t, o.mgr, ns)
-		return fmt.Sprint(got) == fmt.Sprint(want)
-	}, within, 50*time.Millisecond, "cache equals server")
+	var mu sync.Mutex
+	var lastErr error
+	if !assert.Eventually(t, func() bool {
+		got, err := tryCacheState(o.mgr, ns)
+		mu.Lock()
+		lastErr = err
+		mu.Unlock()
+		return err == nil && fmt.Sprint(got) == fmt.Sprint(want)
+	}, within, 50*time.Millisecond, "cache equals server") {
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("the cache never matched the server (last read error: %v)", lastErr)
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	assert.Empty(t, o.travels, "no object went back in time")

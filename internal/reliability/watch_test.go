@@ -23,7 +23,7 @@ const convergeWithin = 75 * time.Second
 // the reflector's backoff reaches its 30 s cap during a 30 s outage and
 // jitter stretches a wait to 60 s (75 s measured here once, counting the
 // retry that meets the restarting server); the rest is margin.
-const restartConvergeWithin = 150 * time.Second
+const restartConvergeWithin = 240 * time.Second
 
 // proxied starts a manager with an oracle controller watching ns through
 // a fresh fault proxy.
@@ -36,6 +36,7 @@ func proxied(t *testing.T, ns string) (*faultproxy.Proxy, *oracle, *running) {
 	o := newOracle(t, mgr)
 	r := start(mgr)
 	t.Cleanup(func() { assert.NoError(t, r.stop(t)) })
+	r.waitStarted(t)
 	return p, o, r
 }
 
