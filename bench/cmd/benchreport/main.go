@@ -1,0 +1,110 @@
+// Command benchreport turns `benchstat -format csv -col /impl` outputs into
+// BENCHMARKS.md: the machine, the commands, the targets of the workqueue,
+// cache and controller issues marked met or not, and every figure as a
+// kubeloop/peer ratio.
+//
+//	benchreport -o BENCHMARKS.md -machine machine.txt -commands commands.txt \
+//	    workqueue=queue.csv cache-sync=sync.csv cache-read=read.csv e2e=e2e.csv
+//
+// Each name=file.csv may have a file.txt beside it (benchstat's text
+// output), which is included verbatim at the end.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strings"
+)
+
+func main() {
+	out := flag.String("o", "BENCHMARKS.md", "output file")
+	machine := flag.String("machine", "", "file with the machine description (markdown)")
+	commands := flag.String("commands", "", "file with the commands that were run")
+	flag.Parse()
+	var tables []*table
+	raws := map[string]string{}
+	for _, arg := range flag.Args() {
+		name, path, ok := strings.Cut(arg, "=")
+		if !ok {
+			fatalf("argument %q is not name=file.csv", arg)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			fatalf("%v", err)
+		}
+		t, err := parseCSV(name, f)
+		f.Close()
+		if err != nil {
+			fatalf("%v", err)
+		}
+		tables = append(tables, t)
+		if b, err := os.ReadFile(strings.TrimSuffix(path, ".csv") + ".txt"); err == nil {
+			raws[name] = string(b)
+		}
+	}
+	md := render(tables, readOr(*machine), readOr(*commands), raws)
+	if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
+		fatalf("%v", err)
+	}
+}
+
+func readOr(path string) string {
+	if path == "" {
+		return ""
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		fatalf("%v", err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "benchreport: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+func sortStrings(s []string) { sort.Strings(s) }
+
+// format renders v in unit for humans.
+func format(v float64, unit string) string {
+	switch {
+	case strings.HasPrefix(unit, "sec/"):
+		switch {
+		case v >= 1:
+			return fmt.Sprintf("%.3g s", v)
+		case v >= 1e-3:
+			return fmt.Sprintf("%.3g ms", v*1e3)
+		case v >= 1e-6:
+			return fmt.Sprintf("%.3g µs", v*1e6)
+		default:
+			return fmt.Sprintf("%.3g ns", v*1e9)
+		}
+	case strings.HasPrefix(unit, "B/"):
+		switch {
+		case v >= 1<<20:
+			return fmt.Sprintf("%.3g MiB", v/(1<<20))
+		case v >= 1<<10:
+			return fmt.Sprintf("%.3g KiB", v/(1<<10))
+		default:
+			return fmt.Sprintf("%.0f B", v)
+		}
+	}
+	if v == math.Trunc(v) && math.Abs(v) < 1e6 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+func ratio(a, b float64) string {
+	if b == 0 {
+		if a == 0 {
+			return "= (0/0)"
+		}
+		return "∞"
+	}
+	return fmt.Sprintf("%.2fx", a/b)
+}

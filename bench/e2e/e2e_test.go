@@ -1,0 +1,261 @@
+package e2e_bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/kubeloop/kubeloop/bench/fakeapiserver"
+)
+
+const childEnv = "KUBELOOP_E2E_CHILD"
+
+// result is what a child reports on its last stdout line.
+type result struct {
+	ColdSeconds, ColdCPUSeconds float64
+	PeakRSSMiB, HeapMiB         float64
+	WatchLists, Lists           int64
+	SteadyCPUMicrosPerEvent     float64
+	EventsPerSecond             float64
+	SteadyReconciles            int64
+	P50Micros, P99Micros        float64
+	PingMicros                  float64
+}
+
+// BenchmarkE2E runs each stack once per iteration in a fresh child
+// process. Run it with -benchtime 1x and -count N.
+func BenchmarkE2E(b *testing.B) {
+	names := slices.Clone(stackNames)
+	if *reverse {
+		slices.Reverse(names)
+	}
+	for _, name := range names {
+		b.Run("impl="+name, func(b *testing.B) {
+			var rs []result
+			for b.Loop() {
+				rs = append(rs, runStack(b, name))
+			}
+			avg := func(f func(result) float64) float64 {
+				var s float64
+				for _, r := range rs {
+					s += f(r)
+				}
+				return s / float64(len(rs))
+			}
+			b.ReportMetric(avg(func(r result) float64 { return r.ColdSeconds }), "s/coldstart")
+			b.ReportMetric(avg(func(r result) float64 { return r.ColdCPUSeconds }), "cpu-s/coldstart")
+			b.ReportMetric(avg(func(r result) float64 { return r.PeakRSSMiB }), "peak-RSS-MiB")
+			b.ReportMetric(avg(func(r result) float64 { return r.HeapMiB }), "heap-MiB")
+			b.ReportMetric(avg(func(r result) float64 { return r.SteadyCPUMicrosPerEvent }), "cpu-us/event")
+			b.ReportMetric(avg(func(r result) float64 { return r.EventsPerSecond }), "events/s")
+			b.ReportMetric(avg(func(r result) float64 { return r.P50Micros }), "p50-us")
+			b.ReportMetric(avg(func(r result) float64 { return r.P99Micros }), "p99-us")
+			b.ReportMetric(avg(func(r result) float64 { return r.PingMicros }), "ping-us")
+			b.ReportMetric(avg(func(r result) float64 { return float64(r.WatchLists) }), "watchlists")
+		})
+	}
+}
+
+func runStack(b *testing.B, name string) result {
+	b.StopTimer()
+	defer b.StartTimer()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(),
+		childEnv+"="+name,
+		"KUBELOOP_E2E_URL="+server.URL,
+		fmt.Sprintf("KUBELOOP_E2E_ARGS=%d,%d,%d,%d,%d", *nObjects, *nEvents, *nEventObjects, *nLatency, *workers),
+	)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatalf("%s: %v\n%s", name, err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var r result
+	last := lines[len(lines)-1]
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(last, "RESULT ")), &r); err != nil {
+		b.Fatalf("%s: bad result %q: %v", name, last, err)
+	}
+	return r
+}
+
+// runChild is the child's main: run one stack through the three phases
+// and print RESULT <json>.
+func runChild() int {
+	name := os.Getenv(childEnv)
+	// Without a logger, controller-runtime's delegating logger records a
+	// promise per reconcile until it gives up after 30 s; real programs
+	// set one. Both libraries discard their logs here.
+	ctrllog.SetLogger(logr.Discard())
+	var n, events, eventObjects, latency, workers int
+	if _, err := fmt.Sscanf(os.Getenv("KUBELOOP_E2E_ARGS"), "%d,%d,%d,%d,%d", &n, &events, &eventObjects, &latency, &workers); err != nil {
+		fmt.Fprintln(os.Stderr, "bad KUBELOOP_E2E_ARGS:", err)
+		return 2
+	}
+	r, err := child(name, fakeapiserver.Connect(os.Getenv("KUBELOOP_E2E_URL")), n, events, eventObjects, latency, workers)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return 1
+	}
+	js, _ := json.Marshal(r)
+	w := bufio.NewWriter(os.Stdout)
+	fmt.Fprintf(w, "RESULT %s\n", js)
+	_ = w.Flush()
+	return 0
+}
+
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+func peakRSSMiB() float64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return float64(ru.Maxrss) / 1024 // KiB on Linux
+}
+
+func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, latency, workers int) (result, error) {
+	var r result
+	st, ok := stacks[name]
+	if !ok {
+		return r, fmt.Errorf("unknown stack %q", name)
+	}
+	if eventObjects > n || latency > n {
+		return r, fmt.Errorf("-event-objects and -latency must not exceed -objects")
+	}
+	before, err := srv.Stats()
+	if err != nil {
+		return r, err
+	}
+	rec := newRecorder(n)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
+
+	// Cold start.
+	cold := rec.phaseAll()
+	cpu0, t0 := cpuSeconds(), time.Now()
+	go func() { errc <- st(ctx, srv.Config(), workers, rec) }()
+	select {
+	case <-cold:
+	case err := <-errc:
+		return r, fmt.Errorf("stack stopped during cold start: %v", err)
+	case <-time.After(10 * time.Minute):
+		return r, fmt.Errorf("cold start: %d objects left after 10 minutes", rec.remaining.Load())
+	}
+	r.ColdSeconds, r.ColdCPUSeconds = time.Since(t0).Seconds(), cpuSeconds()-cpu0
+	r.PeakRSSMiB = peakRSSMiB()
+	after, err := srv.Stats()
+	if err != nil {
+		return r, err
+	}
+	r.WatchLists = after.WatchListsProto + after.WatchListsJSON - before.WatchListsProto - before.WatchListsJSON
+	r.Lists = after.ListsProto + after.ListsJSON - before.ListsProto - before.ListsJSON
+	r.HeapMiB = heapMiB()
+
+	// Steady state.
+	if events > 0 {
+		p, err := srv.Prepare(events, eventObjects)
+		if err != nil {
+			return r, err
+		}
+		goals := make(map[int]int64, eventObjects)
+		for k := range events { // the last event of each object wins
+			goals[k%eventObjects] = p.BaseRV + int64(k) + 1
+		}
+		done := rec.phase(goals)
+		time.Sleep(200 * time.Millisecond) // let the heap settle after GC
+		rec.reconciles.Store(0)
+		stopProfile := startProfile(name)
+		cpu0, t0 := cpuSeconds(), time.Now()
+		if _, err := srv.Fire(events); err != nil {
+			return r, err
+		}
+		select {
+		case <-done:
+		case err := <-errc:
+			return r, fmt.Errorf("stack stopped during steady state: %v", err)
+		case <-time.After(10 * time.Minute):
+			return r, fmt.Errorf("steady state: %d objects left after 10 minutes", rec.remaining.Load())
+		}
+		secs := time.Since(t0).Seconds()
+		stopProfile()
+		r.SteadyCPUMicrosPerEvent = (cpuSeconds() - cpu0) * 1e6 / float64(events)
+		r.EventsPerSecond = float64(events) / secs
+		r.SteadyReconciles = rec.reconciles.Load()
+	}
+
+	// Latency.
+	if latency > 0 {
+		p, err := srv.Prepare(latency, latency)
+		if err != nil {
+			return r, err
+		}
+		lat := make([]float64, 0, latency)
+		for k := range latency {
+			time.Sleep(2 * time.Millisecond)
+			done := rec.phase(map[int]int64{k: p.BaseRV + int64(k) + 1})
+			t := time.Now()
+			if _, err := srv.Fire(1); err != nil {
+				return r, err
+			}
+			select {
+			case <-done:
+			case <-time.After(time.Minute):
+				return r, fmt.Errorf("latency: event %d not reconciled after a minute", k)
+			}
+			lat = append(lat, float64(time.Since(t).Microseconds()))
+		}
+		slices.Sort(lat)
+		r.P50Micros, r.P99Micros = lat[len(lat)/2], lat[len(lat)*99/100]
+		pings := make([]float64, 0, 100)
+		for range 100 {
+			t := time.Now()
+			if err := srv.Ping(); err != nil {
+				return r, err
+			}
+			pings = append(pings, float64(time.Since(t).Microseconds()))
+		}
+		slices.Sort(pings)
+		r.PingMicros = pings[len(pings)/2]
+	}
+	return r, nil
+}
+
+func heapMiB() float64 {
+	var ms runtimeMemStats
+	readHeap(&ms)
+	return float64(ms.HeapAlloc) / (1 << 20)
+}
+
+// startProfile writes a CPU profile of the steady-state phase to
+// $KUBELOOP_E2E_CPUPROFILE.<stack> when that variable is set.
+func startProfile(name string) (stop func()) {
+	path := os.Getenv("KUBELOOP_E2E_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path + "." + name)
+	if err != nil {
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
+}

@@ -1,0 +1,400 @@
+package fakeapiserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// Encodings the server speaks, indexed by enc.
+const (
+	encJSON  = 0
+	encProto = 1
+)
+
+var mediaTypes = [2]string{runtime.ContentTypeJSON, runtime.ContentTypeProtobuf}
+
+// Config says how many objects of each kind the server holds.
+type Config struct {
+	ConfigMaps, Secrets, Pods int
+}
+
+// Server serves discovery, LIST and WATCH of the configured objects and
+// the /bench/ control endpoints. Build it with New.
+type Server struct {
+	kinds map[string]*kind // by resource
+	codec [2]codec
+
+	mu       sync.Mutex
+	prepared [2][][]byte // MODIFIED ConfigMap frames by encoding
+	cursor   int
+	nextRV   int64
+
+	lists, watches, watchLists [2]atomic.Int64
+}
+
+type codec struct {
+	object runtime.Encoder // objects and lists, with apiVersion/kind
+	stream runtime.Encoder // watch events
+	frame  bool            // length-prefixed frames (protobuf)
+}
+
+type kind struct {
+	resource, name string
+	list           [2][]byte   // the whole LIST body
+	added          [2][][]byte // one ADDED frame per object, for WatchList
+	bookmark       [2][]byte   // the initial-events-end BOOKMARK frame
+	listRV         int64
+
+	mu       sync.Mutex
+	watchers map[*watcher]struct{}
+}
+
+type watcher struct {
+	enc  int
+	ch   chan [2][][]byte
+	done chan struct{} // closed when the watch ends
+}
+
+// New encodes every object in JSON and protobuf; it takes a few seconds
+// for 100k objects.
+func New(cfg Config) (*Server, error) {
+	s := &Server{kinds: map[string]*kind{}, nextRV: 1 << 40}
+	for i, mt := range mediaTypes {
+		info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), mt)
+		if !ok {
+			return nil, fmt.Errorf("fakeapiserver: no serializer for %s", mt)
+		}
+		s.codec[i] = codec{
+			object: scheme.Codecs.EncoderForVersion(info.Serializer, corev1.SchemeGroupVersion),
+			stream: info.StreamSerializer.Serializer,
+			frame:  i == encProto,
+		}
+	}
+	type spec struct {
+		resource, name string
+		n              int
+		obj            func(int) runtime.Object
+		list           func([]runtime.Object) runtime.Object
+		empty          func() metav1.Object
+	}
+	specs := []spec{
+		{"configmaps", "ConfigMap", cfg.ConfigMaps, func(i int) runtime.Object { return ConfigMap(i) }, func(objs []runtime.Object) runtime.Object {
+			l := &corev1.ConfigMapList{Items: make([]corev1.ConfigMap, len(objs))}
+			for i, o := range objs {
+				l.Items[i] = *o.(*corev1.ConfigMap)
+			}
+			return l
+		}, func() metav1.Object { return &corev1.ConfigMap{} }},
+		{"secrets", "Secret", cfg.Secrets, func(i int) runtime.Object { return Secret(i) }, func(objs []runtime.Object) runtime.Object {
+			l := &corev1.SecretList{Items: make([]corev1.Secret, len(objs))}
+			for i, o := range objs {
+				l.Items[i] = *o.(*corev1.Secret)
+			}
+			return l
+		}, func() metav1.Object { return &corev1.Secret{} }},
+		{"pods", "Pod", cfg.Pods, func(i int) runtime.Object { return Pod(i) }, func(objs []runtime.Object) runtime.Object {
+			l := &corev1.PodList{Items: make([]corev1.Pod, len(objs))}
+			for i, o := range objs {
+				l.Items[i] = *o.(*corev1.Pod)
+			}
+			return l
+		}, func() metav1.Object { return &corev1.Pod{} }},
+	}
+	for _, sp := range specs {
+		k := &kind{resource: sp.resource, name: sp.name, listRV: int64(sp.n) + 1, watchers: map[*watcher]struct{}{}}
+		objs := make([]runtime.Object, sp.n)
+		for i := range objs {
+			objs[i] = sp.obj(i)
+		}
+		list := sp.list(objs)
+		list.(metav1.ListInterface).SetResourceVersion(strconv.FormatInt(k.listRV, 10))
+		bm := sp.empty()
+		bm.SetResourceVersion(strconv.FormatInt(k.listRV, 10))
+		bm.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for enc := range 2 {
+			wg.Go(func() {
+				var b bytes.Buffer
+				if errs[enc] = s.codec[enc].object.Encode(list, &b); errs[enc] != nil {
+					return
+				}
+				k.list[enc] = b.Bytes()
+				k.added[enc] = make([][]byte, len(objs))
+				for i, o := range objs {
+					if k.added[enc][i], errs[enc] = s.frame(enc, watch.Added, o); errs[enc] != nil {
+						return
+					}
+				}
+				k.bookmark[enc], errs[enc] = s.frame(enc, watch.Bookmark, bm.(runtime.Object))
+			})
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return nil, fmt.Errorf("fakeapiserver: encode %s: %w", sp.resource, err)
+			}
+		}
+		s.kinds[sp.resource] = k
+	}
+	return s, nil
+}
+
+// frame encodes one watch event as it travels on the wire.
+func (s *Server) frame(enc int, typ watch.EventType, obj runtime.Object) ([]byte, error) {
+	c := s.codec[enc]
+	var raw bytes.Buffer
+	if err := c.object.Encode(obj, &raw); err != nil {
+		return nil, err
+	}
+	var ev bytes.Buffer
+	if c.frame {
+		ev.Write([]byte{0, 0, 0, 0})
+	}
+	if err := c.stream.Encode(&metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Raw: raw.Bytes()}}, &ev); err != nil {
+		return nil, err
+	}
+	b := ev.Bytes()
+	if c.frame {
+		n := len(b) - 4
+		b[0], b[1], b[2], b[3] = byte(n>>24), byte(n>>16), byte(n>>8), byte(n)
+	}
+	return b, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	switch {
+	case p == "/api":
+		writeJSON(w, &metav1.APIVersions{TypeMeta: metav1.TypeMeta{Kind: "APIVersions"}, Versions: []string{"v1"},
+			ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host}}})
+	case p == "/apis":
+		writeJSON(w, &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{}})
+	case p == "/api/v1":
+		verbs := metav1.Verbs{"get", "list", "watch"}
+		writeJSON(w, &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: "v1",
+			APIResources: []metav1.APIResource{
+				{Name: "configmaps", SingularName: "configmap", Namespaced: true, Kind: "ConfigMap", Verbs: verbs},
+				{Name: "secrets", SingularName: "secret", Namespaced: true, Kind: "Secret", Verbs: verbs},
+				{Name: "pods", SingularName: "pod", Namespaced: true, Kind: "Pod", Verbs: verbs},
+			}})
+	case p == "/version":
+		_, _ = w.Write([]byte(`{"major":"1","minor":"37","gitVersion":"v1.37.2","platform":"linux/amd64"}`))
+	case p == "/healthz", p == "/readyz", p == "/livez", p == "/bench/ping":
+		_, _ = w.Write([]byte("ok"))
+	case p == "/bench/prepare":
+		s.prepare(w, r)
+	case p == "/bench/fire":
+		s.fire(w, r)
+	case p == "/bench/stats":
+		s.stats(w)
+	case strings.HasPrefix(p, "/api/v1/"):
+		k, ok := s.kinds[strings.TrimPrefix(p, "/api/v1/")]
+		if !ok {
+			notFound(w, p)
+			return
+		}
+		enc := encJSON
+		if strings.Contains(r.Header.Get("Accept"), runtime.ContentTypeProtobuf) {
+			enc = encProto
+		}
+		q := r.URL.Query()
+		if q.Get("watch") == "true" || q.Get("watch") == "1" {
+			s.watch(w, r, k, enc, q.Get("sendInitialEvents") == "true")
+			return
+		}
+		s.lists[enc].Add(1)
+		w.Header().Set("Content-Type", mediaTypes[enc])
+		_, _ = w.Write(k.list[enc])
+	default:
+		notFound(w, p)
+	}
+}
+
+func (s *Server) watch(w http.ResponseWriter, r *http.Request, k *kind, enc int, initial bool) {
+	ct := mediaTypes[enc]
+	if enc == encProto {
+		ct += ";stream=watch"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Transfer-Encoding", "chunked")
+	w.WriteHeader(http.StatusOK)
+	fl := w.(http.Flusher)
+	wt := &watcher{enc: enc, ch: make(chan [2][][]byte, 4096), done: make(chan struct{})}
+	k.mu.Lock()
+	k.watchers[wt] = struct{}{}
+	k.mu.Unlock()
+	defer func() {
+		k.mu.Lock()
+		delete(k.watchers, wt)
+		k.mu.Unlock()
+		close(wt.done)
+	}()
+	if initial {
+		s.watchLists[enc].Add(1)
+		for _, f := range k.added[enc] {
+			if _, err := w.Write(f); err != nil {
+				return
+			}
+		}
+		if _, err := w.Write(k.bookmark[enc]); err != nil {
+			return
+		}
+	} else {
+		s.watches[enc].Add(1)
+	}
+	fl.Flush()
+	timeout := 30 * time.Minute
+	if t, err := strconv.Atoi(r.URL.Query().Get("timeoutSeconds")); err == nil && t > 0 {
+		timeout = time.Duration(t) * time.Second
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-timer.C:
+			return
+		case batch := <-wt.ch:
+			for _, f := range batch[enc] {
+				if _, err := w.Write(f); err != nil {
+					return
+				}
+			}
+			if len(wt.ch) == 0 {
+				fl.Flush()
+			}
+		}
+	}
+}
+
+// PrepareResult describes a prepared batch of MODIFIED events: event k
+// (from 0) modifies ConfigMap k % Objects and carries resourceVersion
+// BaseRV + k + 1.
+type PrepareResult struct {
+	Count   int   `json:"count"`
+	Objects int   `json:"objects"`
+	BaseRV  int64 `json:"baseRV"`
+}
+
+// prepare encodes count MODIFIED ConfigMap events over the first objects
+// ConfigMaps, each with a fresh resourceVersion and data, for fire to push.
+func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
+	count, err1 := strconv.Atoi(r.URL.Query().Get("count"))
+	objects, err2 := strconv.Atoi(r.URL.Query().Get("objects"))
+	if err1 != nil || err2 != nil || count <= 0 || objects <= 0 {
+		http.Error(w, "count and objects must be positive integers", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	base := s.nextRV
+	s.nextRV += int64(count) + 1
+	var frames [2][][]byte
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for enc := range 2 {
+		frames[enc] = make([][]byte, count)
+		wg.Go(func() {
+			for k := range count {
+				cm := ConfigMap(k % objects)
+				cm.ResourceVersion = strconv.FormatInt(base+int64(k)+1, 10)
+				cm.Data["revision"] = strconv.Itoa(k)
+				if frames[enc][k], errs[enc] = s.frame(enc, watch.Modified, cm); errs[enc] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
+	s.prepared, s.cursor = frames, 0
+	writeJSON(w, PrepareResult{Count: count, Objects: objects, BaseRV: base})
+}
+
+// fire pushes the next count prepared events to every ConfigMap watcher and
+// answers with the index of the first one once they are queued.
+func (s *Server) fire(w http.ResponseWriter, r *http.Request) {
+	count, err := strconv.Atoi(r.URL.Query().Get("count"))
+	if err != nil || count <= 0 {
+		http.Error(w, "count must be a positive integer", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	first := s.cursor
+	if first+count > len(s.prepared[0]) {
+		s.mu.Unlock()
+		http.Error(w, "not enough prepared events", http.StatusConflict)
+		return
+	}
+	s.cursor += count
+	var batch [2][][]byte
+	for enc := range 2 {
+		batch[enc] = s.prepared[enc][first : first+count]
+	}
+	s.mu.Unlock()
+	k := s.kinds["configmaps"]
+	k.mu.Lock()
+	watchers := make([]*watcher, 0, len(k.watchers))
+	for wt := range k.watchers {
+		watchers = append(watchers, wt)
+	}
+	k.mu.Unlock()
+	const chunk = 256 // let writers start before the whole batch is queued
+	for lo := 0; lo < count; lo += chunk {
+		hi := min(lo+chunk, count)
+		for _, wt := range watchers {
+			select {
+			case wt.ch <- [2][][]byte{batch[0][lo:hi], batch[1][lo:hi]}:
+			case <-wt.done:
+			}
+		}
+	}
+	_, _ = fmt.Fprintf(w, `{"first":%d,"watchers":%d}`, first, len(watchers))
+}
+
+// Stats counts the requests served, by encoding.
+type Stats struct {
+	ListsJSON, ListsProto           int64
+	WatchesJSON, WatchesProto       int64
+	WatchListsJSON, WatchListsProto int64
+}
+
+func (s *Server) stats(w http.ResponseWriter) {
+	writeJSON(w, Stats{
+		ListsJSON: s.lists[encJSON].Load(), ListsProto: s.lists[encProto].Load(),
+		WatchesJSON: s.watches[encJSON].Load(), WatchesProto: s.watches[encProto].Load(),
+		WatchListsJSON: s.watchLists[encJSON].Load(), WatchListsProto: s.watchLists[encProto].Load(),
+	})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func notFound(w http.ResponseWriter, p string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusNotFound)
+	_, _ = fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"%s not found","reason":"NotFound","code":404}`, p)
+}
