@@ -36,6 +36,8 @@
 //   - Stop kills both processes, waits for them and removes every temporary
 //     file. The processes also die with the test process (parent-death
 //     signal), so a panicking test leaves no orphan.
+//   - StopAPIServer/StartAPIServer and StopEtcd/StartEtcd simulate outages:
+//     each process restarts on its old port with its old data.
 //   - No kube-controller-manager runs: Deployments create no ReplicaSets,
 //     owner references are not garbage collected, namespaces never finish
 //     terminating.

@@ -187,6 +187,38 @@ func (e *Environment) StartAPIServer() error {
 	return e.startAPIServer(ctx, false)
 }
 
+// StopEtcd kills etcd and leaves kube-apiserver running, to simulate a
+// storage outage: reads and writes fail until StartEtcd. The data stays on
+// disk.
+func (e *Environment) StopEtcd() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.etcd == nil {
+		return errors.New("envtest: environment not started")
+	}
+	return e.etcd.stop(10 * time.Second)
+}
+
+// StartEtcd starts etcd again after StopEtcd, on the same ports and data,
+// and waits until it answers its health check. kube-apiserver reconnects
+// by itself.
+func (e *Environment) StartEtcd() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.etcd == nil {
+		return errors.New("envtest: environment not started")
+	}
+	if e.etcd.running() {
+		return errors.New("envtest: etcd is already running")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), e.startTimeout())
+	defer cancel()
+	if err := e.etcd.start(); err != nil {
+		return err
+	}
+	return e.etcd.waitReady(ctx, httpReady(http.DefaultClient, e.etcdURL+"/health", `"health":"true"`))
+}
+
 // PIDs returns the process ids of etcd and kube-apiserver (0 when not
 // running), for tests that check no process is left behind.
 func (e *Environment) PIDs() (etcd, apiserver int) {

@@ -174,6 +174,30 @@ func TestRestartAPIServer(t *testing.T) {
 	assert.Equal(t, "survives-restart", got.Name)
 }
 
+func TestRestartEtcd(t *testing.T) {
+	ctx := t.Context()
+	cs, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	_, err = cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "survives-etcd-restart"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	etcdPID, _ := env.PIDs()
+	require.NoError(t, env.StopEtcd())
+	assert.True(t, envtest.ProcessGone(etcdPID), "the stopped etcd's process is gone")
+	short, cancel := context.WithTimeout(ctx, 3*time.Second)
+	_, err = cs.CoreV1().ConfigMaps("default").Create(short, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "written-while-down"}}, metav1.CreateOptions{})
+	cancel()
+	assert.Error(t, err, "no write succeeds while etcd is down")
+
+	require.NoError(t, env.StartEtcd())
+	// The API server's etcd client reconnects on its own; poll until a
+	// read goes through.
+	require.Eventually(t, func() bool {
+		got, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "survives-etcd-restart", metav1.GetOptions{})
+		return err == nil && got.Name == "survives-etcd-restart"
+	}, 60*time.Second, 100*time.Millisecond, "etcd kept the data and the API server reconnected")
+}
+
 func TestStopLeavesNoProcess(t *testing.T) {
 	other := &envtest.Environment{}
 	otherCfg, err := other.Start()
