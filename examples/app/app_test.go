@@ -1,17 +1,11 @@
 package app_test
 
 import (
-	"context"
-	"fmt"
-	"log/slog"
-	"os"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,11 +13,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/envtest"
 	"github.com/kubeloop/kubeloop/examples/app"
 	appv1 "github.com/kubeloop/kubeloop/examples/app/api/v1"
+	"github.com/kubeloop/kubeloop/examples/internal/testenv"
 	"github.com/kubeloop/kubeloop/manager"
 )
 
@@ -35,61 +31,26 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	code := run(m)
-	if code == 0 {
-		// After the control plane is gone, every connection to it is too.
-		if err := goleak.Find(goleak.IgnoreTopFunction("k8s.io/klog/v2.(*flushDaemon).run.func1")); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
+	testenv.Main(m, &envtest.Environment{CRDDirectoryPaths: []string{"config"}}, func(cfg *rest.Config) (func() error, error) {
+		if err := clientgoscheme.AddToScheme(scheme); err != nil {
+			return nil, err
 		}
-	}
-	os.Exit(code)
-}
-
-func run(m *testing.M) int {
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		panic(err)
-	}
-	if err := appv1.AddToScheme(scheme); err != nil {
-		panic(err)
-	}
-	env := &envtest.Environment{CRDDirectoryPaths: []string{"config"}}
-	cfg, err := env.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
+		if err := appv1.AddToScheme(scheme); err != nil {
+			return nil, err
 		}
-	}()
-	if c, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-
-	mgr, err := manager.New(cfg, manager.Options{Scheme: scheme,
-		Logger: logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if err := app.SetupWithManager(mgr); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-
-	code := m.Run()
-	cancel()
-	if err := <-done; err != nil {
-		fmt.Fprintln(os.Stderr, "manager:", err)
-		code = 1
-	}
-	return code
+		var err error
+		if c, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+			return nil, err
+		}
+		mgr, err := manager.New(cfg, manager.Options{Scheme: scheme, Logger: testenv.Logger()})
+		if err != nil {
+			return nil, err
+		}
+		if err := app.SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
+		return testenv.Start(mgr), nil
+	})
 }
 
 func newNamespace(t *testing.T) string {

@@ -2,17 +2,12 @@ package janitor_test
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
-	"os"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +15,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/envtest"
+	"github.com/kubeloop/kubeloop/examples/internal/testenv"
 	"github.com/kubeloop/kubeloop/examples/janitor"
 	"github.com/kubeloop/kubeloop/manager"
 )
@@ -30,29 +26,12 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	code := run(m)
-	if code == 0 {
-		if err := goleak.Find(goleak.IgnoreTopFunction("k8s.io/klog/v2.(*flushDaemon).run.func1")); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-func run(m *testing.M) int {
-	env := &envtest.Environment{}
-	var err error
-	if cfg, err = env.Start(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer env.Stop()
-	if c, err = client.New(cfg, client.Options{}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	testenv.Main(m, &envtest.Environment{}, func(restConfig *rest.Config) (func() error, error) {
+		cfg = restConfig
+		var err error
+		c, err = client.New(cfg, client.Options{})
+		return nil, err
+	})
 }
 
 // replica is one janitor process: a manager with leader election.
@@ -98,7 +77,7 @@ func (r *replica) stop(t *testing.T) {
 func startReplica(t *testing.T, lease, name string) *replica {
 	t.Helper()
 	mgr, err := manager.New(cfg, manager.Options{
-		Logger:                        logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:                        testenv.Logger(),
 		LeaderElection:                true,
 		LeaderElectionID:              lease,
 		LeaderElectionNamespace:       "default",

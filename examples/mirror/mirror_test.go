@@ -2,22 +2,19 @@ package mirror_test
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
-	"os"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/envtest"
+	"github.com/kubeloop/kubeloop/examples/internal/testenv"
 	"github.com/kubeloop/kubeloop/examples/mirror"
 	"github.com/kubeloop/kubeloop/manager"
 )
@@ -25,49 +22,20 @@ import (
 var c client.Client
 
 func TestMain(m *testing.M) {
-	code := run(m)
-	if code == 0 {
-		if err := goleak.Find(goleak.IgnoreTopFunction("k8s.io/klog/v2.(*flushDaemon).run.func1")); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
+	testenv.Main(m, &envtest.Environment{}, func(cfg *rest.Config) (func() error, error) {
+		var err error
+		if c, err = client.New(cfg, client.Options{}); err != nil {
+			return nil, err
 		}
-	}
-	os.Exit(code)
-}
-
-func run(m *testing.M) int {
-	env := &envtest.Environment{}
-	cfg, err := env.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer env.Stop()
-	if c, err = client.New(cfg, client.Options{}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	mgr, err := manager.New(cfg, manager.Options{
-		Logger: logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := mirror.SetupWithManager(ctx, mgr); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	code := m.Run()
-	cancel()
-	if err := <-done; err != nil {
-		fmt.Fprintln(os.Stderr, "manager:", err)
-		code = 1
-	}
-	return code
+		mgr, err := manager.New(cfg, manager.Options{Logger: testenv.Logger()})
+		if err != nil {
+			return nil, err
+		}
+		if err := mirror.SetupWithManager(context.Background(), mgr); err != nil {
+			return nil, err
+		}
+		return testenv.Start(mgr), nil
+	})
 }
 
 func namespace(t *testing.T, accept bool) string {
