@@ -51,6 +51,24 @@ type restListWatchFactory struct {
 	metadata metadata.Interface
 }
 
+// filteredListWatch lists and watches through list and watch, with the
+// kind's server-side label and field selectors applied to every request.
+func filteredListWatch[L runtime.Object](kc kindConfig,
+	list func(context.Context, metav1.ListOptions) (L, error),
+	watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error),
+) *toolscache.ListWatch {
+	return &toolscache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			serverFilter(kc, &opts)
+			return list(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			serverFilter(kc, &opts)
+			return watchFn(ctx, opts)
+		},
+	}
+}
+
 func (f *restListWatchFactory) listWatch(key kindKey, mapping *meta.RESTMapping, ns string, kc kindConfig) (toolscache.ListerWatcher, error) {
 	gvr := mapping.Resource
 	switch key.shape {
@@ -60,32 +78,14 @@ func (f *restListWatchFactory) listWatch(key kindKey, mapping *meta.RESTMapping,
 			return nil, err
 		}
 		ri := dc.Resource(gvr).Namespace(ns)
-		return &toolscache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-				serverFilter(kc, &opts)
-				return ri.List(ctx, opts)
-			},
-			WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				serverFilter(kc, &opts)
-				return ri.Watch(ctx, opts)
-			},
-		}, nil
+		return filteredListWatch(kc, ri.List, ri.Watch), nil
 	case shapeMetadata:
 		mc, err := f.metadataClient()
 		if err != nil {
 			return nil, err
 		}
 		ri := mc.Resource(gvr).Namespace(ns)
-		return &toolscache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-				serverFilter(kc, &opts)
-				return ri.List(ctx, opts)
-			},
-			WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				serverFilter(kc, &opts)
-				return ri.Watch(ctx, opts)
-			},
-		}, nil
+		return filteredListWatch(kc, ri.List, ri.Watch), nil
 	}
 	rc, err := f.typedClient(key.gvk)
 	if err != nil {
@@ -95,24 +95,21 @@ func (f *restListWatchFactory) listWatch(key kindKey, mapping *meta.RESTMapping,
 	if _, err := f.scheme.New(listGVK); err != nil {
 		return nil, err
 	}
-	return &toolscache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			serverFilter(kc, &opts)
-			list, err := f.scheme.New(listGVK)
-			if err != nil {
-				return nil, err
-			}
-			err = rc.Get().NamespaceIfScoped(ns, ns != "").Resource(gvr.Resource).
-				VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(list)
-			return list, err
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			serverFilter(kc, &opts)
-			opts.Watch = true
-			return rc.Get().NamespaceIfScoped(ns, ns != "").Resource(gvr.Resource).
-				VersionedParams(&opts, metav1.ParameterCodec).Watch(ctx)
-		},
-	}, nil
+	list := func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		list, err := f.scheme.New(listGVK)
+		if err != nil {
+			return nil, err
+		}
+		err = rc.Get().NamespaceIfScoped(ns, ns != "").Resource(gvr.Resource).
+			VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(list)
+		return list, err
+	}
+	watchFn := func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+		opts.Watch = true
+		return rc.Get().NamespaceIfScoped(ns, ns != "").Resource(gvr.Resource).
+			VersionedParams(&opts, metav1.ParameterCodec).Watch(ctx)
+	}
+	return filteredListWatch(kc, list, watchFn), nil
 }
 
 func (f *restListWatchFactory) typedClient(gvk schema.GroupVersionKind) (rest.Interface, error) {
