@@ -47,22 +47,36 @@ func mutate(f MutateFn, key client.ObjectKey, obj client.Object) error {
 	return nil
 }
 
+// createIfMissing reads obj by key into obj; when it does not exist it
+// applies f and creates it, and reports created.
+func createIfMissing(ctx context.Context, c client.Client, key client.ObjectKey, obj client.Object, f MutateFn) (created bool, err error) {
+	err = c.Get(ctx, key, obj)
+	if err == nil || !apierrors.IsNotFound(err) {
+		return false, err
+	}
+	if err := mutate(f, key, obj); err != nil {
+		return false, err
+	}
+	if err := c.Create(ctx, obj); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func resultOf(created bool) OperationResult {
+	if created {
+		return OperationResultCreated
+	}
+	return OperationResultNone
+}
+
 // CreateOrUpdate reads obj by its key, applies f, and creates obj when it
 // does not exist or updates it when f changed it. obj holds the server's
 // answer afterwards.
 func CreateOrUpdate(ctx context.Context, c client.Client, obj client.Object, f MutateFn) (OperationResult, error) {
 	key := client.ObjectKeyFromObject(obj)
-	if err := c.Get(ctx, key, obj); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return OperationResultNone, err
-		}
-		if err := mutate(f, key, obj); err != nil {
-			return OperationResultNone, err
-		}
-		if err := c.Create(ctx, obj); err != nil {
-			return OperationResultNone, err
-		}
-		return OperationResultCreated, nil
+	if created, err := createIfMissing(ctx, c, key, obj, f); err != nil || created {
+		return resultOf(created), err
 	}
 	existing := obj.DeepCopyObject()
 	if err := mutate(f, key, obj); err != nil {
@@ -83,17 +97,8 @@ func CreateOrUpdate(ctx context.Context, c client.Client, obj client.Object, f M
 // the status subresource. obj holds the server's answer afterwards.
 func CreateOrPatch(ctx context.Context, c client.Client, obj client.Object, f MutateFn) (OperationResult, error) {
 	key := client.ObjectKeyFromObject(obj)
-	if err := c.Get(ctx, key, obj); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return OperationResultNone, err
-		}
-		if err := mutate(f, key, obj); err != nil {
-			return OperationResultNone, err
-		}
-		if err := c.Create(ctx, obj); err != nil {
-			return OperationResultNone, err
-		}
-		return OperationResultCreated, nil
+	if created, err := createIfMissing(ctx, c, key, obj, f); err != nil || created {
+		return resultOf(created), err
 	}
 	before, err := toMap(obj)
 	if err != nil {
