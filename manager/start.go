@@ -262,8 +262,12 @@ func (m *Manager) shutdown(st *stopState) error {
 				still = append(still, e.name)
 			}
 		}
-		slices.Sort(still)
-		errs = append(errs, fmt.Errorf("manager: graceful shutdown timed out after %s; still running: %v", timeout, still))
+		// The deadline may pass just as the last runnable returns: only
+		// runnables still running make it a timeout.
+		if len(still) > 0 {
+			slices.Sort(still)
+			errs = append(errs, fmt.Errorf("manager: graceful shutdown timed out after %s; still running: %v", timeout, still))
+		}
 	}
 	return errors.Join(errs...)
 }

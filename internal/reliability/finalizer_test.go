@@ -108,7 +108,11 @@ func TestFinalizerSurvivesKilledManager(t *testing.T) {
 	defer func() { w.Stop(); <-watchDone }()
 
 	run := func(crash bool) (*cleaner, *running) {
-		mgr := newManager(t, restConfig, ns, manager.Options{GracefulShutdownTimeout: time.Millisecond})
+		opts := manager.Options{}
+		if crash {
+			opts.GracefulShutdownTimeout = time.Millisecond // no drain: the crash
+		}
+		mgr := newManager(t, restConfig, ns, opts)
 		c := &cleaner{mgr: mgr, ledger: l, crash: crash, inStep1: make(chan string, len(names))}
 		require.NoError(t, builder.ControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Named("cleaner").
 			WithOptions(controller.Options{MaxConcurrentReconciles: len(names)}).Complete(c))
