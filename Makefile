@@ -2,7 +2,7 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -count=1 -timeout 20m
 
-.PHONY: all test tools lint vet fmt-check demo bench clean-tools
+.PHONY: all test tools lint vet fmt-check demo bench bench-real clean-tools
 
 all: test
 
@@ -33,6 +33,10 @@ demo: tools
 ## bench: the side-by-side benchmarks (see BENCHMARKS.md)
 bench:
 	hack/bench.sh
+
+## bench-real: opt-in, the end-to-end comparison against a real control plane (see BENCHMARKS-real.md)
+bench-real: tools
+	hack/bench-real.sh
 
 clean-tools:
 	rm -rf "$${KUBELOOP_TOOLS_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/kubeloop/tools}"

@@ -1,0 +1,140 @@
+package real_bench
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	cgworkqueue "k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kubeloop/kubeloop/controller"
+	"github.com/kubeloop/kubeloop/controller/builder"
+	"github.com/kubeloop/kubeloop/manager"
+	"github.com/kubeloop/kubeloop/reconcile"
+)
+
+// Copied from bench/e2e (test files cannot be imported).
+//
+// A stack runs a controller of ConfigMaps whose reconciler reads the
+// object through the library's usual read path and hands it to rec, until
+// ctx ends.
+type stack func(ctx context.Context, cfg *rest.Config, workers int, rec *recorder) error
+
+var stacks = map[string]stack{
+	// kubeloop: manager + builder, defaults (cached client with deep copies).
+	"kubeloop": func(ctx context.Context, cfg *rest.Config, workers int, rec *recorder) error {
+		mgr, err := manager.New(cfg, manager.Options{Logger: logr.FromSlogHandler(slog.DiscardHandler)})
+		if err != nil {
+			return err
+		}
+		c := mgr.GetClient()
+		err = builder.ControllerManagedBy(mgr).
+			For(&corev1.ConfigMap{}).
+			WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+			Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+				var cm corev1.ConfigMap
+				if err := c.Get(ctx, req.NamespacedName, &cm); err != nil {
+					return reconcile.Result{}, err
+				}
+				rec.observe(cm.Namespace, cm.Name, cm.Data["gen"])
+				return reconcile.Result{}, nil
+			}))
+		if err != nil {
+			return err
+		}
+		return mgr.Start(ctx)
+	},
+	// controller-runtime: ctrl.NewManager + builder, defaults (priority
+	// queue, cached client with deep copies), metrics server off.
+	"controller-runtime": func(ctx context.Context, cfg *rest.Config, workers int, rec *recorder) error {
+		mgr, err := ctrl.NewManager(cfg, ctrl.Options{Logger: logr.Discard(), Metrics: metricsserver.Options{BindAddress: "0"}})
+		if err != nil {
+			return err
+		}
+		c := mgr.GetClient()
+		err = ctrl.NewControllerManagedBy(mgr).
+			For(&corev1.ConfigMap{}).
+			WithOptions(crcontroller.Options{MaxConcurrentReconciles: workers}).
+			Complete(crreconcile.Func(func(ctx context.Context, req crreconcile.Request) (crreconcile.Result, error) {
+				var cm corev1.ConfigMap
+				if err := c.Get(ctx, req.NamespacedName, &cm); err != nil {
+					return crreconcile.Result{}, err
+				}
+				rec.observe(cm.Namespace, cm.Name, cm.Data["gen"])
+				return crreconcile.Result{}, nil
+			}))
+		if err != nil {
+			return err
+		}
+		return mgr.Start(ctx)
+	},
+	// client-go: shared informer (protobuf) + typed rate-limiting queue
+	// (unnamed: no metrics) + workers reading through the lister (no
+	// copy). The hand-written floor.
+	"client-go": func(ctx context.Context, cfg *rest.Config, workers int, rec *recorder) error {
+		cfg = rest.CopyConfig(cfg)
+		cfg.ContentType = runtime.ContentTypeProtobuf
+		cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return err
+		}
+		f := informers.NewSharedInformerFactory(cs, 0)
+		inf := f.Core().V1().ConfigMaps()
+		lister := inf.Lister()
+		q := cgworkqueue.NewTypedRateLimitingQueueWithConfig(
+			cgworkqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
+			cgworkqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{})
+		enqueue := func(obj any) {
+			if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			cm := obj.(*corev1.ConfigMap)
+			q.Add(types.NamespacedName{Namespace: cm.Namespace, Name: cm.Name})
+		}
+		if _, err := inf.Informer().AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+			AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue,
+		}); err != nil {
+			return err
+		}
+		f.Start(ctx.Done())
+		defer f.Shutdown()
+		for range workers {
+			go func() {
+				for {
+					key, quit := q.Get()
+					if quit {
+						return
+					}
+					cm, err := lister.ConfigMaps(key.Namespace).Get(key.Name)
+					if err == nil {
+						rec.observe(cm.Namespace, cm.Name, cm.Data["gen"])
+						q.Forget(key)
+					} else {
+						q.AddRateLimited(key)
+					}
+					q.Done(key)
+				}
+			}()
+		}
+		<-ctx.Done()
+		q.ShutDown()
+		time.Sleep(10 * time.Millisecond)
+		return nil
+	},
+}
+
+// stackNames is the order of the comparison; kubeloop first.
+var stackNames = []string{"kubeloop", "controller-runtime", "client-go"}
