@@ -15,9 +15,11 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/kubeloop/kubeloop/bench/fakeapiserver"
+	"github.com/kubeloop/kubeloop/bench/internal/stacks"
 )
 
 const childEnv = "KUBELOOP_E2E_CHILD"
@@ -37,7 +39,7 @@ type result struct {
 // BenchmarkE2E runs each stack once per iteration in a fresh child
 // process. Run it with -benchtime 1x and -count N.
 func BenchmarkE2E(b *testing.B) {
-	names := slices.Clone(stackNames)
+	names := slices.Clone(stacks.Names)
 	if *reverse {
 		slices.Reverse(names)
 	}
@@ -130,7 +132,7 @@ func peakRSSMiB() float64 {
 
 func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, latency, workers int) (result, error) {
 	var r result
-	st, ok := stacks[name]
+	st, ok := stacks.Stacks[name]
 	if !ok {
 		return r, fmt.Errorf("unknown stack %q", name)
 	}
@@ -149,7 +151,9 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 	// Cold start.
 	cold := rec.phaseAll()
 	cpu0, t0 := cpuSeconds(), time.Now()
-	go func() { errc <- st(ctx, srv.Config(), workers, rec) }()
+	go func() {
+		errc <- st(ctx, srv.Config(), workers, func(cm *corev1.ConfigMap) { rec.observe(cm.Name, cm.ResourceVersion) })
+	}()
 	select {
 	case <-cold:
 	case err := <-errc:

@@ -16,10 +16,13 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/kubeloop/kubeloop/bench/internal/stacks"
 )
 
 const childEnv = "KUBELOOP_REAL_CHILD"
@@ -37,7 +40,7 @@ type result struct {
 // BenchmarkRealE2E runs each stack once per iteration in a fresh child
 // process against the shared control plane. Run it with -benchtime 1x.
 func BenchmarkRealE2E(b *testing.B) {
-	names := slices.Clone(stackNames)
+	names := slices.Clone(stacks.Names)
 	if *reverse {
 		slices.Reverse(names)
 	}
@@ -190,7 +193,7 @@ func peakRSSMiB() float64 {
 
 func child(name string, conn connInfo, n, events, eventObjects, latency, workers int, base int64) (result, error) {
 	var r result
-	st, ok := stacks[name]
+	st, ok := stacks.Stacks[name]
 	if !ok {
 		return r, fmt.Errorf("unknown stack %q", name)
 	}
@@ -202,7 +205,9 @@ func child(name string, conn connInfo, n, events, eventObjects, latency, workers
 	// Cold start: the objects exist already.
 	cold := rec.phaseAll()
 	cpu0, t0 := cpuSeconds(), time.Now()
-	go func() { errc <- st(ctx, conn.config(), workers, rec) }()
+	go func() {
+		errc <- st(ctx, conn.config(), workers, func(cm *corev1.ConfigMap) { rec.observe(cm.Namespace, cm.Name, cm.Data["gen"]) })
+	}()
 	select {
 	case <-cold:
 	case err := <-errc:

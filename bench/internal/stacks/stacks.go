@@ -1,4 +1,8 @@
-package real_bench
+// Package stacks holds the controllers the end-to-end benchmarks compare:
+// the same ConfigMap controller written with kubeloop, controller-runtime
+// and raw client-go, each with its library's defaults. bench/e2e runs them
+// against the fake API server, bench/real against envtest.
+package stacks
 
 import (
 	"context"
@@ -25,16 +29,18 @@ import (
 	"github.com/kubeloop/kubeloop/reconcile"
 )
 
-// Copied from bench/e2e (test files cannot be imported).
-//
-// A stack runs a controller of ConfigMaps whose reconciler reads the
-// object through the library's usual read path and hands it to rec, until
-// ctx ends.
-type stack func(ctx context.Context, cfg *rest.Config, workers int, rec *recorder) error
+// Observe receives every ConfigMap a reconcile has read.
+type Observe func(cm *corev1.ConfigMap)
 
-var stacks = map[string]stack{
+// A Stack runs a controller of ConfigMaps whose reconciler reads the
+// object through the library's usual read path and hands it to observe,
+// until ctx ends.
+type Stack func(ctx context.Context, cfg *rest.Config, workers int, observe Observe) error
+
+// Stacks are the compared implementations, by name.
+var Stacks = map[string]Stack{
 	// kubeloop: manager + builder, defaults (cached client with deep copies).
-	"kubeloop": func(ctx context.Context, cfg *rest.Config, workers int, rec *recorder) error {
+	"kubeloop": func(ctx context.Context, cfg *rest.Config, workers int, observe Observe) error {
 		mgr, err := manager.New(cfg, manager.Options{Logger: logr.FromSlogHandler(slog.DiscardHandler)})
 		if err != nil {
 			return err
@@ -48,7 +54,7 @@ var stacks = map[string]stack{
 				if err := c.Get(ctx, req.NamespacedName, &cm); err != nil {
 					return reconcile.Result{}, err
 				}
-				rec.observe(cm.Namespace, cm.Name, cm.Data["gen"])
+				observe(&cm)
 				return reconcile.Result{}, nil
 			}))
 		if err != nil {
@@ -58,7 +64,7 @@ var stacks = map[string]stack{
 	},
 	// controller-runtime: ctrl.NewManager + builder, defaults (priority
 	// queue, cached client with deep copies), metrics server off.
-	"controller-runtime": func(ctx context.Context, cfg *rest.Config, workers int, rec *recorder) error {
+	"controller-runtime": func(ctx context.Context, cfg *rest.Config, workers int, observe Observe) error {
 		mgr, err := ctrl.NewManager(cfg, ctrl.Options{Logger: logr.Discard(), Metrics: metricsserver.Options{BindAddress: "0"}})
 		if err != nil {
 			return err
@@ -72,7 +78,7 @@ var stacks = map[string]stack{
 				if err := c.Get(ctx, req.NamespacedName, &cm); err != nil {
 					return crreconcile.Result{}, err
 				}
-				rec.observe(cm.Namespace, cm.Name, cm.Data["gen"])
+				observe(&cm)
 				return crreconcile.Result{}, nil
 			}))
 		if err != nil {
@@ -83,7 +89,7 @@ var stacks = map[string]stack{
 	// client-go: shared informer (protobuf) + typed rate-limiting queue
 	// (unnamed: no metrics) + workers reading through the lister (no
 	// copy). The hand-written floor.
-	"client-go": func(ctx context.Context, cfg *rest.Config, workers int, rec *recorder) error {
+	"client-go": func(ctx context.Context, cfg *rest.Config, workers int, observe Observe) error {
 		cfg = rest.CopyConfig(cfg)
 		cfg.ContentType = runtime.ContentTypeProtobuf
 		cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
@@ -120,7 +126,7 @@ var stacks = map[string]stack{
 					}
 					cm, err := lister.ConfigMaps(key.Namespace).Get(key.Name)
 					if err == nil {
-						rec.observe(cm.Namespace, cm.Name, cm.Data["gen"])
+						observe(cm)
 						q.Forget(key)
 					} else {
 						q.AddRateLimited(key)
@@ -136,5 +142,5 @@ var stacks = map[string]stack{
 	},
 }
 
-// stackNames is the order of the comparison; kubeloop first.
-var stackNames = []string{"kubeloop", "controller-runtime", "client-go"}
+// Names is the order of the comparison; kubeloop first.
+var Names = []string{"kubeloop", "controller-runtime", "client-go"}
