@@ -10,7 +10,6 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -118,18 +117,6 @@ func runChild() int {
 	return 0
 }
 
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
-func peakRSSMiB() float64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return float64(ru.Maxrss) / 1024 // KiB on Linux
-}
-
 func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, latency, workers int) (result, error) {
 	var r result
 	st, ok := stacks.Stacks[name]
@@ -150,7 +137,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 
 	// Cold start.
 	cold := rec.phaseAll()
-	cpu0, t0 := cpuSeconds(), time.Now()
+	cpu0, t0 := stacks.CPUSeconds(), time.Now()
 	go func() {
 		errc <- st(ctx, srv.Config(), workers, func(cm *corev1.ConfigMap) { rec.observe(cm.Name, cm.ResourceVersion) })
 	}()
@@ -161,8 +148,8 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 	case <-time.After(10 * time.Minute):
 		return r, fmt.Errorf("cold start: %d objects left after 10 minutes", rec.remaining.Load())
 	}
-	r.ColdSeconds, r.ColdCPUSeconds = time.Since(t0).Seconds(), cpuSeconds()-cpu0
-	r.PeakRSSMiB = peakRSSMiB()
+	r.ColdSeconds, r.ColdCPUSeconds = time.Since(t0).Seconds(), stacks.CPUSeconds()-cpu0
+	r.PeakRSSMiB = stacks.PeakRSSMiB()
 	after, err := srv.Stats()
 	if err != nil {
 		return r, err
@@ -185,7 +172,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		time.Sleep(200 * time.Millisecond) // let the heap settle after GC
 		rec.reconciles.Store(0)
 		stopProfile := startProfile(name)
-		cpu0, t0 := cpuSeconds(), time.Now()
+		cpu0, t0 := stacks.CPUSeconds(), time.Now()
 		if _, err := srv.Fire(events); err != nil {
 			return r, err
 		}
@@ -198,7 +185,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		}
 		secs := time.Since(t0).Seconds()
 		stopProfile()
-		r.SteadyCPUMicrosPerEvent = (cpuSeconds() - cpu0) * 1e6 / float64(events)
+		r.SteadyCPUMicrosPerEvent = (stacks.CPUSeconds() - cpu0) * 1e6 / float64(events)
 		r.EventsPerSecond = float64(events) / secs
 		r.SteadyReconciles = rec.reconciles.Load()
 	}

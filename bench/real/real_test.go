@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -179,18 +178,6 @@ func runChild() int {
 	return 0
 }
 
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
-func peakRSSMiB() float64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return float64(ru.Maxrss) / 1024 // KiB on Linux
-}
-
 func child(name string, conn connInfo, n, events, eventObjects, latency, workers int, base int64) (result, error) {
 	var r result
 	st, ok := stacks.Stacks[name]
@@ -204,7 +191,7 @@ func child(name string, conn connInfo, n, events, eventObjects, latency, workers
 
 	// Cold start: the objects exist already.
 	cold := rec.phaseAll()
-	cpu0, t0 := cpuSeconds(), time.Now()
+	cpu0, t0 := stacks.CPUSeconds(), time.Now()
 	go func() {
 		errc <- st(ctx, conn.config(), workers, func(cm *corev1.ConfigMap) { rec.observe(cm.Namespace, cm.Name, cm.Data["gen"]) })
 	}()
@@ -215,8 +202,8 @@ func child(name string, conn connInfo, n, events, eventObjects, latency, workers
 	case <-time.After(5 * time.Minute):
 		return r, fmt.Errorf("cold start: %d objects left after 5 minutes", rec.remaining.Load())
 	}
-	r.ColdSeconds, r.ColdCPUSeconds = time.Since(t0).Seconds(), cpuSeconds()-cpu0
-	r.PeakRSSMiB = peakRSSMiB()
+	r.ColdSeconds, r.ColdCPUSeconds = time.Since(t0).Seconds(), stacks.CPUSeconds()-cpu0
+	r.PeakRSSMiB = stacks.PeakRSSMiB()
 
 	// Steady state: the parent patches; this process only reconciles.
 	if events > 0 {
@@ -227,7 +214,7 @@ func child(name string, conn connInfo, n, events, eventObjects, latency, workers
 		done := rec.phase(goals)
 		time.Sleep(200 * time.Millisecond)
 		rec.reconciles.Store(0)
-		cpu0, t0 := cpuSeconds(), time.Now()
+		cpu0, t0 := stacks.CPUSeconds(), time.Now()
 		fmt.Println("STEADY")
 		select {
 		case <-done:
@@ -237,7 +224,7 @@ func child(name string, conn connInfo, n, events, eventObjects, latency, workers
 			return r, fmt.Errorf("steady state: %d objects left after 5 minutes", rec.remaining.Load())
 		}
 		secs := time.Since(t0).Seconds()
-		r.SteadyCPUMicrosPerEvent = (cpuSeconds() - cpu0) * 1e6 / float64(events)
+		r.SteadyCPUMicrosPerEvent = (stacks.CPUSeconds() - cpu0) * 1e6 / float64(events)
 		r.EventsPerSecond = float64(events) / secs
 	}
 
