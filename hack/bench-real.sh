@@ -28,15 +28,8 @@ else
 	e2e_flags=(-objects 5000 -events 5000 -event-objects 1000 -latency 100)
 fi
 
-log() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
-cmds="$out/commands.txt"
-: >"$cmds"
-run() {
-	local file="$1"; shift
-	local shown="${*//$out/\$out}"
-	if ! grep -qxF "$shown" "$cmds"; then echo "$shown" >>"$cmds"; fi
-	"$@" >>"$file"
-}
+# shellcheck source=hack/bench-lib.sh
+source "$root/hack/bench-lib.sh"
 
 cd "$root/bench"
 log "building into $out"

@@ -31,17 +31,8 @@ else
 	queue_time=(-test.benchtime 0.5s)
 fi
 
-log() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
-cmds="$out/commands.txt"
-: >"$cmds"
-# run appends the output of one benchmark process to $1, and records the
-# command the first time.
-run() {
-	local file="$1"; shift
-	local shown="${*//$out/\$out}"
-	if ! grep -qxF "$shown" "$cmds"; then echo "$shown" >>"$cmds"; fi
-	"$@" >>"$file"
-}
+# shellcheck source=hack/bench-lib.sh
+source "$root/hack/bench-lib.sh"
 
 cd "$root/bench"
 log "building test binaries into $out"
