@@ -216,7 +216,9 @@ func TestDeepCopyAndNoCopy(t *testing.T) {
 
 	var list corev1.ConfigMapList
 	require.NoError(t, c.List(ctx, &list, client.InNamespace(ns)))
-	list.Items[0].Data["k"] = "mutated"
+	for i := range list.Items {
+		list.Items[i].Data["k"] = "mutated"
+	}
 	require.NoError(t, c.Get(ctx, key, &b))
 	assert.Equal(t, "v", b.Data["k"])
 
@@ -230,7 +232,15 @@ func TestDeepCopyAndNoCopy(t *testing.T) {
 	require.NoError(t, c.List(ctx, &l1, client.InNamespace(ns), client.UnsafeDisableDeepCopy))
 	require.NoError(t, c.List(ctx, &l2, client.InNamespace(ns), client.UnsafeDisableDeepCopy))
 	require.Len(t, l1.Items, 2)
-	assert.Equal(t, reflect.ValueOf(l1.Items[0].Data).Pointer(), reflect.ValueOf(l2.Items[0].Data).Pointer())
+	require.Len(t, l2.Items, 2)
+	// List order is the indexer's (unordered); pair the items by name.
+	dataByName := map[string]uintptr{}
+	for _, it := range l1.Items {
+		dataByName[it.Name] = reflect.ValueOf(it.Data).Pointer()
+	}
+	for _, it := range l2.Items {
+		assert.Equal(t, dataByName[it.Name], reflect.ValueOf(it.Data).Pointer(), "no-copy lists share %s's cached map", it.Name)
+	}
 
 	// A per-kind default, overridable per read.
 	c2 := startCache(t, cfg, cache.Options{ByObject: map[client.Object]cache.ByObject{
