@@ -83,10 +83,10 @@ type entry struct {
 	done    chan struct{} // closed when every informer has returned (or on removal before start)
 }
 
-// nsInformer is one SharedIndexInformer and the health of its list-watch.
+// nsInformer is one informer and the health of its list-watch.
 type nsInformer struct {
 	namespace string
-	inf       toolscache.SharedIndexInformer
+	inf       *storeInformer
 	lastErr   atomic.Pointer[error]
 }
 
@@ -136,20 +136,15 @@ func (e *entry) newNSInformer(f listWatchFactory, ns string, kc kindConfig, tran
 			ni.setErr(err)
 		}
 	}
-	inf := toolscache.NewSharedIndexInformerWithOptions(&trackingLW{inner: lw, report: report}, example,
-		toolscache.SharedIndexInformerOptions{
-			ResyncPeriod:      kc.resync,
-			Indexers:          toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc},
-			ObjectDescription: kindName(e.key.gvk),
-		})
-	if err := inf.SetTransform(transform); err != nil {
-		return nil, err
-	}
-	if err := inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, _ *toolscache.Reflector, err error) {
-		report(ctx, err)
-	}); err != nil {
-		return nil, err
-	}
+	inf := newStoreInformer(&trackingLW{inner: lw, report: report}, example, storeInformerOptions{
+		description: kindName(e.key.gvk),
+		resync:      kc.resync,
+		transform:   transform,
+		indexers:    toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc},
+		onWatchErr: func(ctx context.Context, _ *toolscache.Reflector, err error) {
+			report(ctx, err)
+		},
+	})
 	ni.inf = inf
 	return ni, nil
 }
@@ -286,13 +281,13 @@ func (e *entry) addFieldIndex(field string, extract client.IndexerFunc) error {
 	return nil
 }
 
-// informer returns what GetInformer hands out: the SharedIndexInformer
-// itself when there is one, else a fan-out over the namespaces.
+// informer returns what GetInformer hands out: the informer itself when
+// there is one, else a fan-out over the namespaces.
 func (e *entry) informer() Informer {
 	if len(e.informers) == 1 {
 		return e.informers[0].inf
 	}
-	infs := make([]toolscache.SharedIndexInformer, len(e.informers))
+	infs := make([]*storeInformer, len(e.informers))
 	for i, ni := range e.informers {
 		infs[i] = ni.inf
 	}

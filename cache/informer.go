@@ -16,7 +16,7 @@ import (
 // multiInformer fans an Informer out over one informer per namespace.
 // Handlers see every namespace's events, including isInInitialList.
 type multiInformer struct {
-	informers []toolscache.SharedIndexInformer
+	informers []*storeInformer
 	done      <-chan struct{} // closed when the informers stop
 }
 

@@ -46,7 +46,7 @@ type restListWatchFactory struct {
 	codecs     serializer.CodecFactory
 
 	mu       sync.Mutex
-	typed    map[schema.GroupVersion]rest.Interface
+	typed    map[typedClientKey]rest.Interface
 	dynamic  dynamic.Interface
 	metadata metadata.Interface
 }
@@ -87,7 +87,7 @@ func (f *restListWatchFactory) listWatch(key kindKey, mapping *meta.RESTMapping,
 		ri := mc.Resource(gvr).Namespace(ns)
 		return filteredListWatch(kc, ri.List, ri.Watch), nil
 	}
-	rc, err := f.typedClient(key.gvk)
+	rc, err := f.typedClient(key.gvk, !kc.keepManagedFields)
 	if err != nil {
 		return nil, err
 	}
@@ -112,22 +112,42 @@ func (f *restListWatchFactory) listWatch(key kindKey, mapping *meta.RESTMapping,
 	return filteredListWatch(kc, list, watchFn), nil
 }
 
-func (f *restListWatchFactory) typedClient(gvk schema.GroupVersionKind) (rest.Interface, error) {
+// typedClient returns the REST client of gvk's group-version. Its watches
+// decode protobuf in place (watchSerializer), skipping managedFields when
+// strip is set.
+func (f *restListWatchFactory) typedClient(gvk schema.GroupVersionKind, strip bool) (rest.Interface, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	gv := gvk.GroupVersion()
-	if rc, ok := f.typed[gv]; ok {
+	k := typedClientKey{gv: gvk.GroupVersion(), strip: strip}
+	if rc, ok := f.typed[k]; ok {
 		return rc, nil
 	}
-	rc, err := apiutil.RESTClientForGVK(gvk, false, f.cfg, f.codecs, f.httpClient)
+	httpClient := f.httpClient
+	if httpClient == nil {
+		var err error
+		if httpClient, err = rest.HTTPClientFor(f.cfg); err != nil {
+			return nil, err
+		}
+		f.httpClient = httpClient
+	}
+	c := apiutil.RESTConfigForGVK(gvk, false, f.cfg, f.codecs)
+	c.NegotiatedSerializer = newWatchSerializer(c.NegotiatedSerializer, f.scheme, strip)
+	rc, err := rest.RESTClientForConfigAndClient(c, httpClient)
 	if err != nil {
 		return nil, err
 	}
 	if f.typed == nil {
-		f.typed = make(map[schema.GroupVersion]rest.Interface)
+		f.typed = make(map[typedClientKey]rest.Interface)
 	}
-	f.typed[gv] = rc
+	f.typed[k] = rc
 	return rc, nil
+}
+
+// typedClientKey names a typed REST client: one per group-version and
+// managedFields handling.
+type typedClientKey struct {
+	gv    schema.GroupVersion
+	strip bool
 }
 
 func (f *restListWatchFactory) dynamicClient() (dynamic.Interface, error) {

@@ -137,6 +137,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 
 	// Cold start.
 	cold := rec.phaseAll()
+	stopColdProfile := startProfile("cold." + name)
 	cpu0, t0 := stacks.CPUSeconds(), time.Now()
 	go func() {
 		errc <- st(ctx, srv.Config(), workers, func(cm *corev1.ConfigMap) { rec.observe(cm.Name, cm.ResourceVersion) })
@@ -149,6 +150,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		return r, fmt.Errorf("cold start: %d objects left after 10 minutes", rec.remaining.Load())
 	}
 	r.ColdSeconds, r.ColdCPUSeconds = time.Since(t0).Seconds(), stacks.CPUSeconds()-cpu0
+	stopColdProfile()
 	r.PeakRSSMiB = stacks.PeakRSSMiB()
 	after, err := srv.Stats()
 	if err != nil {
@@ -171,7 +173,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		done := rec.phase(goals)
 		time.Sleep(200 * time.Millisecond) // let the heap settle after GC
 		rec.reconciles.Store(0)
-		stopProfile := startProfile(name)
+		stopProfile := startProfile("steady." + name)
 		cpu0, t0 := stacks.CPUSeconds(), time.Now()
 		if _, err := srv.Fire(events); err != nil {
 			return r, err
@@ -233,8 +235,8 @@ func heapMiB() float64 {
 	return float64(ms.HeapAlloc) / (1 << 20)
 }
 
-// startProfile writes a CPU profile of the steady-state phase to
-// $KUBELOOP_E2E_CPUPROFILE.<stack> when that variable is set.
+// startProfile writes a CPU profile of a phase to
+// $KUBELOOP_E2E_CPUPROFILE.<phase>.<stack> when that variable is set.
 func startProfile(name string) (stop func()) {
 	path := os.Getenv("KUBELOOP_E2E_CPUPROFILE")
 	if path == "" {

@@ -54,6 +54,15 @@ func RESTClientForGVK(gvk schema.GroupVersionKind, forceUnstructured bool, cfg *
 	return rc, nil
 }
 
+// RESTConfigForGVK returns a copy of cfg set up the way RESTClientForGVK
+// sets it up for gvk (API path, group-version, content types, serializer),
+// for callers that adjust it further, such as the cache, which swaps in a
+// cheaper protobuf decoder for watches, before building a client with
+// rest.RESTClientForConfigAndClient.
+func RESTConfigForGVK(gvk schema.GroupVersionKind, forceUnstructured bool, cfg *rest.Config, codecs serializer.CodecFactory) *rest.Config {
+	return restConfigFor(gvk, forceUnstructured, cfg, codecs)
+}
+
 func restConfigFor(gvk schema.GroupVersionKind, forceUnstructured bool, cfg *rest.Config, codecs serializer.CodecFactory) *rest.Config {
 	var c *rest.Config
 	if forceUnstructured {
