@@ -136,7 +136,7 @@ func (e *entry) newNSInformer(f listWatchFactory, ns string, kc kindConfig, tran
 			ni.setErr(err)
 		}
 	}
-	inf := newStoreInformer(&trackingLW{inner: lw, report: report}, example, storeInformerOptions{
+	inf := newStoreInformer(&trackingLW{inner: lw, report: report, streaming: kc.streamingList}, example, storeInformerOptions{
 		description: kindName(e.key.gvk),
 		resync:      kc.resync,
 		transform:   transform,

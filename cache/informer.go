@@ -127,8 +127,9 @@ func (r *multiRegistration) Done() <-chan struct{} { return r.synced }
 // sets it. The reflector retries some failures (connection refused) without
 // telling its error handler, so the calls themselves are watched.
 type trackingLW struct {
-	inner  toolscache.ListerWatcher
-	report func(ctx context.Context, err error)
+	inner     toolscache.ListerWatcher
+	report    func(ctx context.Context, err error)
+	streaming bool // the reflector may use a streaming list (InitialListStreaming)
 }
 
 func (t *trackingLW) List(opts metav1.ListOptions) (runtime.Object, error) {
@@ -151,8 +152,9 @@ func (t *trackingLW) WatchWithContext(ctx context.Context, opts metav1.ListOptio
 	return w, err
 }
 
-// IsWatchListSemanticsUnSupported passes the wrapped client's answer on to
-// the reflector (fake clients do not support streaming lists).
+// IsWatchListSemanticsUnSupported tells the reflector not to use a
+// streaming list unless the cache asks for one and the wrapped client
+// supports it (fake clients do not).
 func (t *trackingLW) IsWatchListSemanticsUnSupported() bool {
-	return watchlist.DoesClientNotSupportWatchListSemantics(t.inner)
+	return !t.streaming || watchlist.DoesClientNotSupportWatchListSemantics(t.inner)
 }
