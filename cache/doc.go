@@ -1,7 +1,14 @@
 // Package cache keeps an in-memory, indexed, eventually consistent copy of
 // the cluster's objects and serves reads from it. It is built on
-// client-go's SharedIndexInformer and Reflector, which already handle
-// relists after 410 Gone, backoff, bookmarks and streaming lists.
+// client-go's Reflector, RealFIFO and Indexer, which already handle
+// relists after 410 Gone, backoff, bookmarks and streaming lists; what it
+// does not take from client-go is the SharedIndexInformer's fan-out:
+// event handlers are called in line, on the goroutine that has just
+// applied the change to the store, instead of through a goroutine and a
+// growing buffer per handler (two hops and about six allocations per
+// event). Built-in kinds are read as protobuf, and their watch events and
+// LIST responses are decoded with metadata.managedFields skipped in the
+// bytes rather than decoded and then dropped.
 //
 // A cache holds one informer per kind and object shape (typed Go structs,
 // *unstructured.Unstructured, and *metav1.PartialObjectMetadata read
@@ -51,5 +58,10 @@
 //     RemoveInformer stops one kind's informers, waits for their
 //     goroutines and drops the store.
 //   - Event handlers added through GetInformer receive OnAdd with
-//     isInInitialList true for the objects of the initial list.
+//     isInInitialList true for the objects of the initial list (a handler
+//     added later first gets every stored object that way), then every
+//     change, each exactly once and in order. They run in line and must not
+//     block: the controllers' handlers only enqueue a request.
+//   - The initial list is a LIST request by default (Options.InitialList;
+//     InitialListStreaming asks for a streaming list instead).
 package cache

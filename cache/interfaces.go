@@ -44,7 +44,9 @@ type Informers interface {
 // use.
 type Informer interface {
 	// AddEventHandler adds a handler. It is called for every object in the
-	// store first (with isInInitialList true), then for every change.
+	// store first (with isInInitialList true), then for every change. It is
+	// called in line, on the goroutine that applies changes to the store,
+	// so it must not block: enqueue work, do not perform it.
 	AddEventHandler(handler toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error)
 	// RemoveEventHandler removes a handler added with AddEventHandler.
 	RemoveEventHandler(handle toolscache.ResourceEventHandlerRegistration) error

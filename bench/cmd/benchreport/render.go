@@ -159,7 +159,8 @@ const method = `## Method
 - **End to end** (bench/e2e): one child process per stack and run, against the fake API server
   (bench/cmd/fakeapiserver, a separate process on loopback holding the objects pre-encoded in JSON
   and protobuf; each library negotiates its default, protobuf for all three here, and its default
-  initial sync, WatchList for all three, see the watchlists column). kubeloop: manager + builder;
+  initial sync: a LIST for kubeloop (cache.InitialListPaged), WatchList for controller-runtime and
+  client-go, see the watchlists column). kubeloop: manager + builder;
   controller-runtime: ctrl.NewManager + builder, defaults (priority queue); client-go: shared
   informer + typed rate-limiting queue without metrics + lister. Every stack has 2 workers and a
   reconciler that reads the object (kubeloop and controller-runtime through the manager's cached
