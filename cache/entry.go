@@ -107,7 +107,7 @@ func (n *nsInformer) err() error {
 
 // newNSInformer builds the informer of e's kind in namespace ns ("" for
 // all), with the namespace index, the transform and health tracking.
-func (e *entry) newNSInformer(f listWatchFactory, ns string, kc kindConfig, transform toolscache.TransformFunc, scheme *runtime.Scheme) (*nsInformer, error) {
+func (e *entry) newNSInformer(f listWatchFactory, ns string, kc kindConfig, transform storeTransform, scheme *runtime.Scheme) (*nsInformer, error) {
 	lw, err := f.listWatch(e.key, e.mapping, ns, kc)
 	if err != nil {
 		return nil, fmt.Errorf("cache: list-watch of %s: %w", kindName(e.key.gvk), err)
@@ -136,11 +136,14 @@ func (e *entry) newNSInformer(f listWatchFactory, ns string, kc kindConfig, tran
 			ni.setErr(err)
 		}
 	}
-	inf := newStoreInformer(&trackingLW{inner: lw, report: report, streaming: kc.streamingList}, example, storeInformerOptions{
+	var inf *storeInformer
+	inf = newStoreInformer(&trackingLW{inner: lw, report: report, streaming: kc.streamingList}, example, storeInformerOptions{
 		description: kindName(e.key.gvk),
 		resync:      kc.resync,
-		transform:   transform,
-		indexers:    toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc},
+		transform: func(obj any) (any, error) {
+			return transform(obj, inf.stored(obj))
+		},
+		indexers: toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc},
 		onWatchErr: func(ctx context.Context, _ *toolscache.Reflector, err error) {
 			report(ctx, err)
 		},

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
 )
@@ -169,6 +170,25 @@ func (s *storeInformer) AddIndexers(indexers toolscache.Indexers) error {
 		return errors.New("cache: AddIndexers: the informer has stopped")
 	}
 	return s.indexer.AddIndexers(indexers)
+}
+
+// stored returns the stored version of obj, nil if none. Changes still
+// queued may make it older than obj's latest predecessor; the transform
+// only reuses its values when they are equal, so that does not matter.
+func (s *storeInformer) stored(obj any) any {
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return nil
+	}
+	key := m.GetName()
+	if ns := m.GetNamespace(); ns != "" {
+		key = ns + "/" + key
+	}
+	prev, exists, err := s.indexer.GetByKey(key)
+	if err != nil || !exists {
+		return nil
+	}
+	return prev
 }
 
 // GetIndexer returns the store.

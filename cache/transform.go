@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"maps"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -8,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	toolscache "k8s.io/client-go/tools/cache"
 )
 
 // Interning bounds: strings longer than maxInternLen are rarely shared
@@ -65,12 +65,22 @@ func (in *interner) stringMap(m map[string]string, values bool) map[string]strin
 	return out
 }
 
-// objectMeta interns the shared strings of om in place.
-func (in *interner) objectMeta(om *metav1.ObjectMeta) {
+// objectMeta interns the shared strings of om in place. prev, when not
+// nil, is the stored version of the object: maps equal to its maps are
+// replaced by them.
+func (in *interner) objectMeta(om, prev *metav1.ObjectMeta) {
 	om.Namespace = in.get(om.Namespace)
 	om.GenerateName = in.get(om.GenerateName)
-	om.Labels = in.stringMap(om.Labels, true)
-	om.Annotations = in.stringMap(om.Annotations, false)
+	if prev != nil && len(om.Labels) > 0 && maps.Equal(om.Labels, prev.Labels) {
+		om.Labels = prev.Labels
+	} else {
+		om.Labels = in.stringMap(om.Labels, true)
+	}
+	if prev != nil && len(om.Annotations) > 0 && maps.Equal(om.Annotations, prev.Annotations) {
+		om.Annotations = prev.Annotations
+	} else {
+		om.Annotations = in.stringMap(om.Annotations, false)
+	}
 	for i := range om.OwnerReferences {
 		r := &om.OwnerReferences[i]
 		r.APIVersion = in.get(r.APIVersion)
@@ -158,16 +168,23 @@ func (in *interner) unstructuredMeta(u *unstructured.Unstructured) {
 	}
 }
 
+// storeTransform is the cache's transform of one kind: obj is the object
+// about to be stored, prev the one stored under its key (nil if none).
+type storeTransform func(obj, prev any) (any, error)
+
 // transformFor returns the transform of key's informers: set the kind
 // (decoded typed objects have an empty TypeMeta), strip managedFields
-// unless kept, intern shared strings, then the user's transform. It is
+// unless kept, intern shared strings, then the user's transform. An
+// update whose labels or annotations equal the stored version's takes
+// that version's (already interned) maps instead of building new ones;
+// only without a user transform, which might modify them in place. It is
 // idempotent, as client-go requires.
-func (c *InformerCache) transformFor(key kindKey, kc kindConfig) toolscache.TransformFunc {
+func (c *InformerCache) transformFor(key kindKey, kc kindConfig) storeTransform {
 	apiVersion, kind := key.gvk.ToAPIVersionAndKind()
 	in := c.intern
 	user := kc.transform
 	keep := kc.keepManagedFields
-	return func(obj any) (any, error) {
+	return func(obj, prev any) (any, error) {
 		switch o := obj.(type) {
 		case *unstructured.Unstructured:
 			if !keep {
@@ -181,7 +198,11 @@ func (c *InformerCache) transformFor(key kindKey, kc kindConfig) toolscache.Tran
 				if !keep {
 					om.ManagedFields = nil
 				}
-				in.objectMeta(om)
+				var pm *metav1.ObjectMeta
+				if pa, ok := prev.(metav1.ObjectMetaAccessor); ok && user == nil {
+					pm, _ = pa.GetObjectMeta().(*metav1.ObjectMeta)
+				}
+				in.objectMeta(om, pm)
 			}
 			if p, ok := o.(*corev1.Pod); ok {
 				in.pod(p)

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,5 +61,53 @@ func TestTransformInternsPodsAndOwners(t *testing.T) {
 		"image id":         {a.Status.ContainerStatuses[0].ImageID, b.Status.ContainerStatuses[0].ImageID},
 	} {
 		assert.Same(t, unsafeStringData(pair[0]), unsafeStringData(pair[1]), name+" shared")
+	}
+}
+
+// TestTransformReusesUnchangedMaps stores an update whose labels and
+// annotations did not change with the stored version's maps, and builds
+// new ones when they changed or a user transform could modify them.
+func TestTransformReusesUnchangedMaps(t *testing.T) {
+	mapPtr := func(m map[string]string) uintptr { return reflect.ValueOf(m).Pointer() }
+	get := func(t *testing.T, c *InformerCache, rv string) *corev1.ConfigMap {
+		var cm corev1.ConfigMap
+		require.Eventually(t, func() bool {
+			return c.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "cm"}, &cm, client.UnsafeDisableDeepCopy) == nil &&
+				cm.ResourceVersion == rv
+		}, waitFor, tick)
+		return &cm
+	}
+	mk := func(team string, data string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cm",
+				Labels: map[string]string{"team": team}, Annotations: map[string]string{"note": "x"}},
+			Data: map[string]string{"k": data},
+		}
+	}
+	for _, withUser := range []bool{false, true} {
+		t.Run(fmt.Sprint("user transform ", withUser), func(t *testing.T) {
+			var opts Options
+			if withUser {
+				opts.DefaultTransform = func(obj any) (any, error) { return obj, nil }
+			}
+			c, src := newFakeCache(t, opts)
+			_, err := c.GetInformer(context.Background(), &corev1.ConfigMap{})
+			require.NoError(t, err)
+			s := src.source(cmGVK)
+			s.Add(mk("a", "1"))
+			v1 := get(t, c, "1")
+			s.Modify(mk("a", "2"))
+			v2 := get(t, c, "2")
+			assert.Equal(t, "2", v2.Data["k"])
+			assert.Equal(t, map[string]string{"team": "a"}, v2.Labels)
+			assert.Equal(t, !withUser, mapPtr(v1.Labels) == mapPtr(v2.Labels), "labels map reused")
+			assert.Equal(t, !withUser, mapPtr(v1.Annotations) == mapPtr(v2.Annotations), "annotations map reused")
+
+			s.Modify(mk("b", "3"))
+			v3 := get(t, c, "3")
+			assert.Equal(t, map[string]string{"team": "b"}, v3.Labels)
+			assert.NotEqual(t, mapPtr(v2.Labels), mapPtr(v3.Labels), "changed labels get a new map")
+			assert.Equal(t, "a", v2.Labels["team"], "the previous version is untouched")
+		})
 	}
 }

@@ -198,6 +198,13 @@ func (p *Proxy) AddRule(r Rule) (remove func()) {
 	}
 }
 
+// OpenWatches returns how many watch streams are open now.
+func (p *Proxy) OpenWatches() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.watches)
+}
+
 // CutWatches ends every watch stream open now and returns how many.
 func (p *Proxy) CutWatches() int {
 	p.mu.Lock()

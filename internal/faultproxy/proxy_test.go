@@ -112,10 +112,12 @@ func TestCutAndFreezeWatches(t *testing.T) {
 	sc := bufio.NewScanner(resp.Body)
 	require.True(t, sc.Scan())
 	assert.Equal(t, "event 0", sc.Text())
+	assert.Equal(t, 1, p.OpenWatches())
 	assert.Equal(t, 1, p.CutWatches())
 	for sc.Scan() {
 	}
 	assert.NoError(t, sc.Err(), "a cut watch ends cleanly")
+	assert.Eventually(t, func() bool { return p.OpenWatches() == 0 }, time.Minute, time.Millisecond, "a cut watch is forgotten")
 
 	// Frozen: the stream stays open and delivers nothing.
 	resp2, err := hc.Get(cfg.Host + "/api/v1/pods?watch=true")

@@ -76,11 +76,19 @@ func TestWatchCutRepeatedlyUnderUpdates(t *testing.T) {
 	assert.Less(t, lists, int(cuts.Load())/2, "cut watches resume without relisting")
 }
 
+// watching waits until the informers watch through p: after a LIST the
+// reflector opens its watch a moment after the cache has synced.
+func watching(t *testing.T, p *faultproxy.Proxy) {
+	t.Helper()
+	require.Eventually(t, func() bool { return p.OpenWatches() > 0 }, convergeWithin, 5*time.Millisecond, "no watch opened")
+}
+
 func TestGoneForcesRelist(t *testing.T) {
 	ns := newNamespace(t)
 	names := configMaps(t, ns, 10)
 	p, o, _ := proxied(t, ns)
 	o.converged(t, ns, convergeWithin)
+	watching(t, p)
 
 	since := time.Now()
 	remove := p.AddRule(faultproxy.Rule{Match: faultproxy.And(faultproxy.Watches, faultproxy.PathContains("/configmaps")), Status: http.StatusGone, Times: 1})
@@ -103,6 +111,7 @@ func TestHalfOpenConnection(t *testing.T) {
 	p, o, _ := proxied(t, ns)
 	o.converged(t, ns, convergeWithin)
 
+	watching(t, p)
 	since := time.Now()
 	frozen := p.Freeze()
 	require.Positive(t, frozen)
@@ -130,6 +139,7 @@ func TestPersistentErrorsBackOff(t *testing.T) {
 			names := configMaps(t, ns, 5)
 			p, o, r := proxied(t, ns)
 			o.converged(t, ns, convergeWithin)
+			watching(t, p)
 
 			remove := p.AddRule(faultproxy.Rule{Status: tc.status, RetryAfter: tc.retryAfter})
 			since := time.Now()
