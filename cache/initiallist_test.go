@@ -37,6 +37,12 @@ func (l *requestLog) RoundTrip(req *http.Request) (*http.Response, error) {
 	return l.next.RoundTrip(req)
 }
 
+func (l *requestLog) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.queries...)
+}
+
 func (l *requestLog) saw(substr string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -74,7 +80,7 @@ func TestInitialListModes(t *testing.T) {
 			streamed := log.saw("sendInitialEvents=true")
 			assert.Equal(t, mode == cache.InitialListStreaming, streamed, "streaming list requested: %v", streamed)
 			if mode == cache.InitialListPaged {
-				assert.True(t, log.saw("resourceVersion=0"), "a LIST from the watch cache: %v", log.queries)
+				assert.True(t, log.saw("resourceVersion=0"), "a LIST from the watch cache: %v", log.all())
 			}
 
 			_, err = kube.CoreV1().ConfigMaps(ns).Update(context.Background(), &corev1.ConfigMap{

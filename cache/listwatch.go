@@ -95,13 +95,24 @@ func (f *restListWatchFactory) listWatch(key kindKey, mapping *meta.RESTMapping,
 	if _, err := f.scheme.New(listGVK); err != nil {
 		return nil, err
 	}
+	newList := func() (runtime.Object, error) { return f.scheme.New(listGVK) }
+	// Built-in kinds answer in protobuf, which is decoded item by item off
+	// the connection (liststream.go); others in JSON, decoded whole.
+	var stream *listDecoder
+	if apiutil.IsBuiltIn(key.gvk) {
+		stream = newListDecoder(f.scheme, listGVK, !kc.keepManagedFields, f.codecs.UniversalDeserializer())
+	}
 	list := func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-		list, err := f.scheme.New(listGVK)
+		req := rc.Get().NamespaceIfScoped(ns, ns != "").Resource(gvr.Resource).
+			VersionedParams(&opts, metav1.ParameterCodec)
+		if stream != nil {
+			return stream.list(ctx, req, newList)
+		}
+		list, err := newList()
 		if err != nil {
 			return nil, err
 		}
-		err = rc.Get().NamespaceIfScoped(ns, ns != "").Resource(gvr.Resource).
-			VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(list)
+		err = req.Do(ctx).Into(list)
 		return list, err
 	}
 	watchFn := func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {

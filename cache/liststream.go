@@ -1,0 +1,265 @@
+package cache
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+)
+
+// A LIST response of a built-in kind is one protobuf message: an Unknown
+// envelope around the list, whose items follow each other. client-go reads
+// the whole body into memory (copying it a few times as the buffer grows),
+// decodes it into one slice of items, and the reflector then copies every
+// item out of the slice. streamList reads the items from the connection one
+// at a time instead, skipping managedFields in each, into objects the
+// reflector takes as they are: no copy of the body, no slice of items, no
+// second copy of each object.
+
+// listDecoder decodes LIST responses of one list kind.
+type listDecoder struct {
+	listGVK  schema.GroupVersionKind
+	itemType reflect.Type // the item's struct type, e.g. corev1.ConfigMap
+	strip    bool
+	fallback runtime.Decoder // for anything but the protobuf layout expected
+}
+
+// newListDecoder returns the decoder of listGVK's responses, or nil when
+// the list's items cannot be streamed (not a k8s.io/api list type).
+func newListDecoder(scheme *runtime.Scheme, listGVK schema.GroupVersionKind, strip bool, fallback runtime.Decoder) *listDecoder {
+	list, err := scheme.New(listGVK)
+	if err != nil || !itemsAreFieldTwo(reflect.TypeOf(list)) {
+		return nil
+	}
+	f, _ := reflect.TypeOf(list).Elem().FieldByName("Items")
+	if _, ok := reflect.New(f.Type.Elem()).Interface().(unmarshaler); !ok {
+		return nil
+	}
+	return &listDecoder{listGVK: listGVK, itemType: f.Type.Elem(), strip: strip, fallback: fallback}
+}
+
+// list sends req (a LIST) and decodes its response.
+func (d *listDecoder) list(ctx context.Context, req *rest.Request, newList func() (runtime.Object, error)) (runtime.Object, error) {
+	body, err := req.Stream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	return d.decode(body, newList)
+}
+
+// decode reads a response body: protobuf item by item, anything else
+// whole through the fallback decoder.
+func (d *listDecoder) decode(body io.Reader, newList func() (runtime.Object, error)) (runtime.Object, error) {
+	br := bufio.NewReaderSize(body, 64<<10)
+	if head, err := br.Peek(len(protobufMagic)); err != nil || !bytes.Equal(head, protobufMagic) {
+		data, err := io.ReadAll(br)
+		if err != nil {
+			return nil, err
+		}
+		list, err := newList()
+		if err != nil {
+			return nil, err
+		}
+		out, _, err := d.fallback.Decode(data, nil, list)
+		return out, err
+	}
+	_, _ = br.Discard(len(protobufMagic))
+	r := &protoStream{r: br}
+	out := &metav1.List{}
+	for {
+		num, wire, err := r.tag()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if wire != 2 {
+			return nil, fmt.Errorf("cache: list %s: envelope field %d has wire type %d", d.listGVK.Kind, num, wire)
+		}
+		n, err := r.uvarint()
+		if err != nil {
+			return nil, unexpectedEOF(err)
+		}
+		switch num {
+		case 1: // typeMeta
+			tm, err := r.bytes(n, nil)
+			if err != nil {
+				return nil, err
+			}
+			var apiVersion, kind []byte
+			if err := eachField(tm, func(num uint64, p []byte) error {
+				switch num {
+				case 1:
+					apiVersion = p
+				case 2:
+					kind = p
+				}
+				return nil
+			}); err != nil {
+				return nil, err
+			}
+			if string(kind) != d.listGVK.Kind || string(apiVersion) != d.listGVK.GroupVersion().String() {
+				return nil, fmt.Errorf("cache: list %s: the response is a %s %s", kindName(d.listGVK), apiVersion, kind)
+			}
+		case 2: // the list
+			if err := d.items(r, n, out); err != nil {
+				return nil, err
+			}
+		case 3: // contentEncoding
+			enc, err := r.bytes(n, nil)
+			if err != nil {
+				return nil, err
+			}
+			if len(enc) > 0 {
+				return nil, fmt.Errorf("cache: list %s: content encoding %q", kindName(d.listGVK), enc)
+			}
+		default:
+			if err := r.skip(n); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// items decodes the n bytes of a list message into out.
+func (d *listDecoder) items(r *protoStream, n uint64, out *metav1.List) error {
+	end := r.read + n
+	var buf, scratch []byte
+	for r.read < end {
+		num, wire, err := r.tag()
+		if err != nil {
+			return unexpectedEOF(err)
+		}
+		if wire != 2 {
+			if err := r.skipWire(wire); err != nil {
+				return err
+			}
+			continue
+		}
+		l, err := r.uvarint()
+		if err != nil {
+			return unexpectedEOF(err)
+		}
+		if l > end-r.read {
+			return fmt.Errorf("cache: list %s: field of %d bytes overruns the list", kindName(d.listGVK), l)
+		}
+		switch num {
+		case 1: // metadata
+			if buf, err = r.bytes(l, buf); err != nil {
+				return err
+			}
+			if err := out.ListMeta.Unmarshal(buf); err != nil {
+				return err
+			}
+		case 2: // an item
+			if buf, err = r.bytes(l, buf); err != nil {
+				return err
+			}
+			item := buf
+			if d.strip {
+				stripped, err := withoutManagedFields(buf, scratch[:0])
+				if err != nil {
+					return err
+				}
+				if stripped != nil {
+					item, scratch = stripped, stripped
+				}
+			}
+			obj := reflect.New(d.itemType).Interface()
+			if err := obj.(unmarshaler).Unmarshal(item); err != nil {
+				return err
+			}
+			out.Items = append(out.Items, runtime.RawExtension{Object: obj.(runtime.Object)})
+		default:
+			if err := r.skip(l); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func unexpectedEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// protoStream reads protobuf wire format from a buffered reader, counting
+// the bytes read.
+type protoStream struct {
+	r    *bufio.Reader
+	read uint64
+}
+
+func (p *protoStream) uvarint() (uint64, error) {
+	v, err := binary.ReadUvarint(p)
+	return v, err
+}
+
+// ReadByte lets binary.ReadUvarint read through the counter.
+func (p *protoStream) ReadByte() (byte, error) {
+	b, err := p.r.ReadByte()
+	if err == nil {
+		p.read++
+	}
+	return b, err
+}
+
+// tag reads a field's tag; io.EOF means a clean end between fields.
+func (p *protoStream) tag() (num uint64, wire uint64, err error) {
+	t, err := p.uvarint()
+	if err != nil {
+		return 0, 0, err
+	}
+	return t >> 3, t & 7, nil
+}
+
+// bytes reads n bytes into buf (grown as needed).
+func (p *protoStream) bytes(n uint64, buf []byte) ([]byte, error) {
+	if n > 1<<31 {
+		return nil, fmt.Errorf("cache: list: a field of %d bytes", n)
+	}
+	if uint64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := io.ReadFull(p.r, buf); err != nil {
+		return nil, unexpectedEOF(err)
+	}
+	p.read += n
+	return buf, nil
+}
+
+func (p *protoStream) skip(n uint64) error {
+	d, err := p.r.Discard(int(n))
+	p.read += uint64(d)
+	return unexpectedEOF(err)
+}
+
+// skipWire skips a field that is not length-delimited.
+func (p *protoStream) skipWire(wire uint64) error {
+	switch wire {
+	case 0:
+		_, err := p.uvarint()
+		return unexpectedEOF(err)
+	case 1:
+		return p.skip(8)
+	case 5:
+		return p.skip(4)
+	}
+	return fmt.Errorf("cache: list: wire type %d", wire)
+}
