@@ -129,9 +129,7 @@ func (q *Queue[K]) fire() {
 		}
 		q.heapRemove(id)
 		q.entries[id].flags &^= fWaiting
-		if q.metrics != nil {
-			q.metrics.adds.Inc()
-		}
+		q.countFired()
 		q.enqueue(id, at, now)
 	}
 	q.arm()

@@ -48,5 +48,9 @@
 //     the queue has seen its working set of keys.
 //   - Metrics, when Options.Metrics is set: depth, adds, queue latency,
 //     work duration, unfinished work, longest running and retries, with
-//     client-go's meanings. A nil provider costs nothing.
+//     client-go's meanings. A nil provider costs nothing. A StatsProvider
+//     (as the manager installs) is read when metrics are collected: the
+//     queue counts in plain fields under its own lock, reads the clock once
+//     per transition, and runs no goroutine; any other MetricsProvider is
+//     told of every change and refreshed by a goroutine every 500ms.
 package workqueue

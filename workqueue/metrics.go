@@ -52,36 +52,52 @@ type HistogramMetric interface {
 const gaugePeriod = 500 * time.Millisecond
 
 // queueMetrics holds one queue's metrics; a nil *queueMetrics means none.
+// With a StatsProvider (collected), the queue keeps its counts here under
+// its own mutex and the provider reads them when it collects; otherwise it
+// updates the provider's metrics as they change.
 type queueMetrics struct {
+	collected bool // the provider is a StatsProvider: the fields below are used
+	depthN    int  // ready and dirty keys, guarded by the queue's mutex
+
+	// Guarded by the queue's mutex; collected only.
+	adds, retries uint64
+	latency, work histogram
+	final         func() // the StatsProvider's, until it is called
+
+	// The simple MetricsProvider's; nil when collected.
 	depth      GaugeMetric
 	depthSet   SettableGaugeMetric // depth, if it can be set; nil otherwise
-	depthN     int                 // ready and dirty keys, guarded by the queue's mutex
-	adds       CounterMetric
-	latency    HistogramMetric
-	work       HistogramMetric
+	addsM      CounterMetric
+	latencyM   HistogramMetric
+	workM      HistogramMetric
 	unfinished SettableGaugeMetric
 	longest    SettableGaugeMetric
-	retries    CounterMetric
+	retriesM   CounterMetric
 }
 
 func newQueueMetrics(p MetricsProvider, name string) *queueMetrics {
 	if p == nil {
 		return nil
 	}
+	if sp, ok := p.(StatsProvider); ok {
+		b := sp.HistogramBuckets()
+		return &queueMetrics{collected: true, latency: newHistogram(b), work: newHistogram(b)}
+	}
 	m := &queueMetrics{
 		depth:      p.NewDepthMetric(name),
-		adds:       p.NewAddsMetric(name),
-		latency:    p.NewLatencyMetric(name),
-		work:       p.NewWorkDurationMetric(name),
+		addsM:      p.NewAddsMetric(name),
+		latencyM:   p.NewLatencyMetric(name),
+		workM:      p.NewWorkDurationMetric(name),
 		unfinished: p.NewUnfinishedWorkSecondsMetric(name),
 		longest:    p.NewLongestRunningProcessorSecondsMetric(name),
-		retries:    p.NewRetriesMetric(name),
+		retriesM:   p.NewRetriesMetric(name),
 	}
 	m.depthSet, _ = m.depth.(SettableGaugeMetric)
 	return m
 }
 
-// gaugeLoop refreshes the in-flight gauges until the queue shuts down.
+// gaugeLoop refreshes the in-flight gauges of a simple MetricsProvider
+// until the queue shuts down.
 func (q *Queue[K]) gaugeLoop() {
 	defer close(q.gaugeDone)
 	var tick <-chan time.Time
@@ -105,18 +121,25 @@ func (q *Queue[K]) gaugeLoop() {
 	}
 }
 
-// updateGauges sets the unfinished-work and longest-running gauges. The
-// sum of start times makes unfinished work O(1); the processing list is
-// ordered by start time, so its head is the longest running item.
+// updateGauges sets the unfinished-work and longest-running gauges.
 func (q *Queue[K]) updateGauges() {
 	q.mu.Lock()
-	now := q.now()
-	var unfinished, longest float64
-	if q.inflight > 0 {
-		unfinished = time.Duration(int64(q.inflight)*now - q.startedSum).Seconds()
-		longest = time.Duration(now - q.entries[q.procHead].started).Seconds()
-	}
+	unfinished, longest := q.inflightSeconds()
 	q.mu.Unlock()
 	q.metrics.unfinished.Set(unfinished)
 	q.metrics.longest.Set(longest)
+}
+
+// inflightSeconds returns the seconds of work in flight and the seconds
+// the longest running key has been processed; q.mu held. The sum of start
+// times makes unfinished work O(1); the processing list is ordered by
+// start time, so its head is the longest running key.
+func (q *Queue[K]) inflightSeconds() (unfinished, longest float64) {
+	if q.inflight == 0 {
+		return 0, 0
+	}
+	now := q.now()
+	unfinished = time.Duration(int64(q.inflight)*now - q.startedSum).Seconds()
+	longest = time.Duration(now - q.entries[q.procHead].started).Seconds()
+	return unfinished, longest
 }

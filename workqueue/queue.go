@@ -24,7 +24,8 @@ type Options[K comparable] struct {
 	// DefaultRateLimiter[K]().
 	RateLimiter RateLimiter[K]
 	// Metrics receives the queue's metrics; nil means no metrics and no
-	// cost. With metrics, the queue runs one goroutine until ShutDown.
+	// cost. With a provider that is not a StatsProvider, the queue runs one
+	// goroutine until ShutDown.
 	Metrics MetricsProvider
 	// Clock is the source of time; nil means the real clock (which
 	// testing/synctest fakes).
@@ -106,13 +107,19 @@ type Queue[K comparable] struct {
 	startedSum int64
 	procHead   int32
 	procTail   int32
-	stamp      bool // record enqueue times (metrics or several priorities)
+	stamp      bool  // record enqueue times (metrics or several priorities)
+	addsReady  uint8 // whether each of the last 8 Adds needed the time, a bit each
 	shutdown   bool
 	drained    chan struct{}
 
-	closed    atomic.Bool
-	stop      chan struct{}
-	gaugeDone chan struct{}
+	// The fields below are read without the lock (closed by every call,
+	// clockFirst by Add) or never written after New; the padding keeps
+	// them off the cache lines that are written under the lock.
+	_          [64]byte
+	closed     atomic.Bool
+	clockFirst atomic.Bool // most recent Adds needed the time: Add reads it before locking
+	stop       chan struct{}
+	gaugeDone  chan struct{}
 
 	rl       RateLimiter[K]
 	metrics  *queueMetrics
@@ -152,7 +159,11 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 		q.base = time.Now()
 	}
 	q.stamp = q.metrics != nil
-	if q.metrics != nil {
+	switch {
+	case q.metrics == nil:
+	case q.metrics.collected:
+		q.metrics.final = opts.Metrics.(StatsProvider).RegisterQueue(opts.Name, q.readStats)
+	default:
 		q.gaugeDone = make(chan struct{})
 		go q.gaugeLoop()
 	}
@@ -172,8 +183,16 @@ func (q *Queue[K]) Add(key K) {
 	if q.closed.Load() {
 		return
 	}
+	now := int64(-1)
+	if q.clockFirst.Load() {
+		now = q.now()
+	}
 	q.mu.Lock()
-	added := q.add(key, 0, 0, -1) // reads the clock only for a new key
+	added := q.add(key, 0, 0, now) // reads the clock if needed and not read
+	if q.stamp {
+		q.learnClockFirst(added)
+	}
+	q.countLocked(b2i(added), 0)
 	q.mu.Unlock()
 	q.counted(added, false)
 }
@@ -187,6 +206,7 @@ func (q *Queue[K]) AddAfter(key K, d time.Duration) {
 	now := q.metricsNow()
 	q.mu.Lock()
 	added := q.add(key, 0, d, now)
+	q.countLocked(b2i(added), 1)
 	q.mu.Unlock()
 	q.counted(added, true)
 }
@@ -200,6 +220,7 @@ func (q *Queue[K]) AddRateLimited(key K) {
 	now := q.metricsNow()
 	q.mu.Lock()
 	added := q.add(key, 0, d, now)
+	q.countLocked(b2i(added), 1)
 	q.mu.Unlock()
 	q.counted(added, true)
 }
@@ -218,6 +239,7 @@ func (q *Queue[K]) AddWithOpts(o AddOpts, keys ...K) {
 			now := q.metricsNow()
 			q.mu.Lock()
 			added := q.add(key, o.Priority, d, now)
+			q.countLocked(b2i(added), 1)
 			q.mu.Unlock()
 			q.counted(added, true)
 		}
@@ -231,6 +253,7 @@ func (q *Queue[K]) AddWithOpts(o AddOpts, keys ...K) {
 			added++
 		}
 	}
+	q.countLocked(added, b2i(o.After > 0)*len(keys))
 	q.mu.Unlock()
 	for i := range keys {
 		q.counted(i < added, o.After > 0)
@@ -243,19 +266,6 @@ func (q *Queue[K]) metricsNow() int64 {
 		return -1
 	}
 	return q.now()
-}
-
-// counted updates the adds and retries counters outside the lock.
-func (q *Queue[K]) counted(added, retry bool) {
-	if q.metrics == nil {
-		return
-	}
-	if added {
-		q.metrics.adds.Inc()
-	}
-	if retry {
-		q.metrics.retries.Inc()
-	}
 }
 
 // Get blocks until a key is ready and hands it out; the caller must call
@@ -287,8 +297,8 @@ func (q *Queue[K]) Get() (key K, shutdown bool) {
 			return key, true
 		}
 	}
-	if q.metrics != nil {
-		q.metrics.latency.Observe(time.Duration(latency).Seconds())
+	if m := q.metrics; m != nil && !m.collected {
+		m.latencyM.Observe(time.Duration(latency).Seconds())
 	}
 	return key, false
 }
@@ -307,10 +317,13 @@ func (q *Queue[K]) Done(key K) {
 	e.flags &^= fProcessing
 	q.inflight--
 	var work int64
-	if q.metrics != nil {
+	if m := q.metrics; m != nil {
 		work = now - e.started
 		q.startedSum -= e.started
 		q.unlinkProcessing(id)
+		if m.collected {
+			m.work.observe(work)
+		}
 	}
 	if e.flags&fDirty != 0 {
 		e.flags &^= fDirty
@@ -321,13 +334,20 @@ func (q *Queue[K]) Done(key K) {
 	if q.entries[id].flags == 0 {
 		q.release(id)
 	}
-	if q.inflight == 0 && q.drained != nil {
-		close(q.drained)
-		q.drained = nil
+	var final func()
+	if q.shutdown {
+		final = q.finalStats()
+		if q.inflight == 0 && q.drained != nil {
+			close(q.drained)
+			q.drained = nil
+		}
 	}
 	q.mu.Unlock()
-	if q.metrics != nil {
-		q.metrics.work.Observe(time.Duration(work).Seconds())
+	if m := q.metrics; m != nil && !m.collected {
+		m.workM.Observe(time.Duration(work).Seconds())
+	}
+	if final != nil {
+		final()
 	}
 }
 

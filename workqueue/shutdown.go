@@ -9,9 +9,13 @@ func (q *Queue[K]) ShuttingDown() bool { return q.closed.Load() }
 func (q *Queue[K]) ShutDown() {
 	q.mu.Lock()
 	q.shutdownLocked()
+	final := q.finalStats()
 	q.mu.Unlock()
 	if q.gaugeDone != nil {
 		<-q.gaugeDone
+	}
+	if final != nil {
+		final()
 	}
 }
 
@@ -27,9 +31,13 @@ func (q *Queue[K]) ShutDownWithDrain() {
 		}
 		wait = q.drained
 	}
+	final := q.finalStats()
 	q.mu.Unlock()
 	if q.gaugeDone != nil {
 		<-q.gaugeDone
+	}
+	if final != nil {
+		final()
 	}
 	if wait != nil {
 		<-wait

@@ -3,7 +3,6 @@ package workqueue_bench
 import (
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	cgworkqueue "k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 
@@ -42,7 +41,9 @@ var impls = []impl{
 	{name: "crpq", new: newCRPQ, priority: true},
 }
 
-var kubeloopProvider = newPromProvider(prometheus.NewRegistry())
+// kubeloopProvider is the provider the manager installs in production:
+// internal/metrics' workqueue provider, registered on a registry.
+var kubeloopProvider = newProductionProvider("bench_kubeloop")
 
 type kubeloopQueue struct{ *workqueue.Queue[key] }
 

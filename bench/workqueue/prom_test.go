@@ -5,13 +5,26 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kubeloop/kubeloop/internal/metrics"
 	"github.com/kubeloop/kubeloop/workqueue"
 )
 
-// promProvider is a Prometheus MetricsProvider for kubeloop's queue with
-// the same metric names, labels and histogram settings as
-// controller-runtime's workqueue provider, so metrics=on compares the same
-// work.
+// newProductionProvider returns the workqueue metrics provider a kubeloop
+// controller named controller gets from its manager: internal/metrics'
+// provider registered on the manager's (here a fresh) registry.
+func newProductionProvider(controller string) workqueue.MetricsProvider {
+	p, err := metrics.NewWorkqueue(prometheus.NewRegistry(), controller)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// promProvider is a Prometheus MetricsProvider for kubeloop's queue that
+// implements only the simple workqueue.MetricsProvider interface, with
+// controller-runtime's metric names, labels and histogram settings
+// (native histograms included): what a user who writes their own provider
+// would get (BenchmarkKubeloopMetricsCost, provider=simple).
 type promProvider struct {
 	depth, unfinished, longest *prometheus.GaugeVec
 	adds, retries              *prometheus.CounterVec

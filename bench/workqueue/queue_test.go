@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/workqueue"
@@ -208,12 +209,18 @@ func run(b *testing.B, q queue, w int, produce func()) {
 }
 
 // BenchmarkKubeloopMetricsCost splits kubeloop's metrics=on cost into the
-// queue's own bookkeeping (provider=noop: clock reads, counts) and the
-// Prometheus provider's (provider=prom: the same provider as metrics=on).
+// queue's own bookkeeping (provider=noop: clock reads, counts), the
+// production provider's (provider=prom: the same provider as metrics=on)
+// and a provider with only the simple MetricsProvider interface
+// (provider=simple: Prometheus vectors updated on every change).
 func BenchmarkKubeloopMetricsCost(b *testing.B) {
-	providers := map[string]workqueue.MetricsProvider{"noop": noopKubeloopProvider{}, "prom": kubeloopProvider}
-	for _, sc := range scenarios[:4] {
-		for _, pn := range []string{"noop", "prom"} {
+	providers := map[string]workqueue.MetricsProvider{
+		"noop":   noopKubeloopProvider{},
+		"prom":   newProductionProvider("bench_cost"),
+		"simple": newPromProvider(prometheus.NewRegistry()),
+	}
+	for _, sc := range scenarios[:5] {
+		for _, pn := range []string{"noop", "prom", "simple"} {
 			b.Run(fmt.Sprintf("case=%s/provider=%s", sc.name, pn), func(b *testing.B) {
 				q := onceQueue{queue: kubeloopQueue{workqueue.New(workqueue.Options[key]{
 					Name: "bench_cost", Metrics: providers[pn],

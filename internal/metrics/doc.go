@@ -6,9 +6,12 @@
 //   - Nothing is registered globally: every collector is registered on the
 //     prometheus.Registerer it is given (normally the manager's registry).
 //   - Each collector is registered once per registerer. A second controller
-//     on the same registerer reuses the vector already registered
-//     (prometheus.AlreadyRegisteredError), so several controllers share one
-//     vector and differ only by their controller label.
+//     on the same registerer reuses the vector or collector already
+//     registered (prometheus.AlreadyRegisteredError), so several
+//     controllers share one and differ only by their controller label.
+//   - Work queues are read when the registry is gathered (Workqueue is a
+//     workqueue.StatsProvider): their hot path makes no Prometheus calls,
+//     and what they expose is what vectors updated on every change would.
 //   - A nil registerer gives working but unexported collectors, so callers
 //     need no nil checks.
 package metrics
