@@ -45,7 +45,7 @@ type InformerCache struct {
 	// Read fast paths: the kind of each Go type, and the synced entry of
 	// each typed kind (dropped whenever an entry is removed).
 	gvkByType   sync.Map // reflect.Type -> schema.GroupVersionKind
-	readyByType sync.Map // reflect.Type -> *entry
+	readyByType readyTable
 }
 
 type runState uint8

@@ -4,125 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
-	"sync"
-	"unsafe"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
-	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubeloop/kubeloop/client"
 )
-
-// Get fills obj with the cached object named by key: a deep copy, or with
-// client.UnsafeDisableDeepCopy the cached object's fields themselves (which
-// must then not be mutated). The object keeps its resourceVersion and has
-// its apiVersion and kind set. A missing object is an apierrors NotFound.
-func (c *InformerCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	if v := reflect.ValueOf(obj); obj == nil || (v.Kind() == reflect.Pointer && v.IsNil()) {
-		// A typed nil pointer would pass the type-keyed fast path below
-		// and panic when filled.
-		return fmt.Errorf("cache: get %s: %w", key, client.ErrNilObject)
-	}
-	e := c.readyEntry(obj)
-	if e == nil {
-		k, err := c.keyFor(obj)
-		if err != nil {
-			return err
-		}
-		if e, err = c.entryForRead(ctx, k); err != nil {
-			return fmt.Errorf("cache: get %s %s: %w", kindName(k.gvk), key, err)
-		}
-		c.rememberReady(obj, e)
-	}
-	k := e.key
-	ns := key.Namespace
-	if !e.namespaced {
-		ns = ""
-	}
-	ni, err := e.informerFor(ns)
-	if err != nil {
-		return fmt.Errorf("cache: get %s %s: %w", kindName(k.gvk), key, err)
-	}
-	item, exists, err := getByKey(ni.inf.GetIndexer(), ns, key.Name)
-	if err != nil {
-		return fmt.Errorf("cache: get %s %s: %w", kindName(k.gvk), key, err)
-	}
-	if !exists {
-		return apierrors.NewNotFound(e.mapping.Resource.GroupResource(), key.Name)
-	}
-	noCopy := getNoCopy(e.noCopy, opts)
-	if err := fill(obj, item.(runtime.Object), !noCopy); err != nil {
-		return fmt.Errorf("cache: get %s %s: %w", kindName(k.gvk), key, err)
-	}
-	return nil
-}
-
-// getNoCopy resolves the copy mode of a Get: the kind's default, or the
-// options'. The common option values are recognised without allocating.
-func getNoCopy(def bool, opts []client.GetOption) bool {
-	if len(opts) == 0 {
-		return def
-	}
-	if len(opts) == 1 && opts[0] == client.UnsafeDisableDeepCopy {
-		return true
-	}
-	o := (&client.GetOptions{}).ApplyOptions(opts)
-	if o.UnsafeDisableDeepCopy != nil {
-		return *o.UnsafeDisableDeepCopy
-	}
-	return def
-}
-
-// keyBufs holds buffers for store keys, so a Get builds "namespace/name"
-// without allocating.
-var keyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 128); return &b }}
-
-// getByKey looks up namespace/name (or name) in store. The key string
-// aliases a pooled buffer: safe because the store only reads it during the
-// call.
-func getByKey(store toolscache.Store, ns, name string) (any, bool, error) {
-	if ns == "" {
-		return store.GetByKey(name)
-	}
-	bp := keyBufs.Get().(*[]byte)
-	b := append(append(append((*bp)[:0], ns...), '/'), name...)
-	item, exists, err := store.GetByKey(unsafe.String(unsafe.SliceData(b), len(b)))
-	*bp = b
-	keyBufs.Put(bp)
-	return item, exists, err
-}
-
-// readyEntry returns the synced entry of a typed obj from the fast path,
-// or nil.
-func (c *InformerCache) readyEntry(obj client.Object) *entry {
-	if runState(c.state.Load()) != running {
-		return nil
-	}
-	if e, ok := c.readyByType.Load(reflect.TypeOf(obj)); ok {
-		return e.(*entry)
-	}
-	return nil
-}
-
-// rememberReady records the synced entry of a typed obj for readyEntry.
-func (c *InformerCache) rememberReady(obj client.Object, e *entry) {
-	if e.key.shape != shapeTyped {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries[e.key] == e { // not removed meanwhile
-		c.readyByType.Store(reflect.TypeOf(obj), e)
-	}
-}
 
 // informerFor returns the informer holding namespace ns ("" for all).
 func (e *entry) informerFor(ns string) (*nsInformer, error) {
@@ -137,35 +28,6 @@ func (e *entry) informerFor(ns string) (*nsInformer, error) {
 		watched = append(watched, ni.namespace)
 	}
 	return nil, fmt.Errorf("%w: %q (watched: %s)", ErrNamespaceNotCached, ns, strings.Join(watched, ", "))
-}
-
-// fill sets out to the cached object src, copying it when deep is true.
-func fill(out client.Object, src runtime.Object, deep bool) error {
-	if deep {
-		src = src.DeepCopyObject()
-	}
-	switch o := out.(type) {
-	case *unstructured.Unstructured:
-		s, ok := src.(*unstructured.Unstructured)
-		if !ok {
-			return fmt.Errorf("cached object is %T, not unstructured", src)
-		}
-		o.Object = s.Object
-		return nil
-	case runtime.Unstructured:
-		s, ok := src.(runtime.Unstructured)
-		if !ok {
-			return fmt.Errorf("cached object is %T, not unstructured", src)
-		}
-		o.SetUnstructuredContent(s.UnstructuredContent())
-		return nil
-	}
-	ov, sv := reflect.ValueOf(out), reflect.ValueOf(src)
-	if ov.Type() != sv.Type() {
-		return fmt.Errorf("cannot fill %T with cached %T", out, src)
-	}
-	ov.Elem().Set(sv.Elem())
-	return nil
 }
 
 // List fills list with the cached objects matching opts: namespace, label
