@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // recorder tracks, per ConfigMap "config-<i>", the highest
@@ -15,11 +16,25 @@ type recorder struct {
 	remaining  atomic.Int64
 	done       atomic.Pointer[chan struct{}]
 	reconciles atomic.Int64
+	epoch      time.Time
+	doneAt     atomic.Int64 // when the current phase completed, since epoch
 }
 
 func newRecorder(n int) *recorder {
-	return &recorder{seen: make([]atomic.Int64, n), goal: make([]atomic.Int64, n)}
+	return &recorder{seen: make([]atomic.Int64, n), goal: make([]atomic.Int64, n), epoch: time.Now()}
 }
+
+// now is the time since the recorder's epoch (monotonic).
+func (r *recorder) now() time.Duration { return time.Since(r.epoch) }
+
+// completed closes ch, recording when.
+func (r *recorder) completed(ch chan struct{}) {
+	r.doneAt.Store(int64(r.now()))
+	close(ch)
+}
+
+// completedAt is when the last phase completed, since the epoch.
+func (r *recorder) completedAt() time.Duration { return time.Duration(r.doneAt.Load()) }
 
 // phase starts a phase over goals (index -> resourceVersion) and returns
 // the channel closed when it completes. Goals must be set before the
@@ -33,7 +48,7 @@ func (r *recorder) phase(goals map[int]int64) <-chan struct{} {
 		if r.seen[i].Load() >= rv { // already there
 			r.goal[i].Store(0)
 			if r.remaining.Add(-1) == 0 {
-				close(ch)
+				r.completed(ch)
 			}
 		}
 	}
@@ -70,7 +85,7 @@ func (r *recorder) observe(name, resourceVersion string) {
 	g := r.goal[i].Load()
 	if g != 0 && rv >= g && r.goal[i].CompareAndSwap(g, 0) {
 		if r.remaining.Add(-1) == 0 {
-			close(*r.done.Load())
+			r.completed(*r.done.Load())
 		}
 	}
 }
