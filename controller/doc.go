@@ -26,7 +26,9 @@
 //     false.
 //   - The reconcile context carries a logger with the controller, namespace,
 //     name and reconcile ID (logr.FromContext), and the ID itself
-//     (ReconcileIDFromContext).
+//     (ReconcileIDFromContext). The values reach the log sink only when the
+//     reconcile logs: a reconcile that logs nothing does not pay for a
+//     handler with them (which slog's JSON handler would pre-format).
 //   - Start blocks until its context ends. It then starts no new reconcile,
 //     waits for the reconciles in flight (their context is cancelled) and
 //     returns after every worker has exited.

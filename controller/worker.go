@@ -41,7 +41,7 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 // reconcileHandler reconciles req and acts on the outcome.
 func (c *Controller) reconcileHandler(ctx context.Context, req reconcile.Request) {
 	var id any = newReconcileID() // boxed once for the logger and the context
-	log := c.log.WithValues("namespace", req.Namespace, "name", req.Name, "reconcileID", id)
+	log := requestLogger(c.log, req.Namespace, req.Name, id)
 	rctx := logr.NewContext(context.WithValue(ctx, reconcileIDKey{}, id), log)
 
 	start := time.Now()
