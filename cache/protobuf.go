@@ -128,27 +128,28 @@ type objectSerializer struct {
 
 // protoType is what the decoder knows of one kind.
 type protoType struct {
-	gvk        schema.GroupVersionKind
-	typ        reflect.Type // the Go type of the kind
-	metaFirst  bool         // field 1 is metav1.ObjectMeta, so managedFields can be skipped
-	itemsFirst bool         // a list whose field 2 is items with metadata as field 1
-	ok         bool         // the kind is registered and decodes with Unmarshal
+	gvk       schema.GroupVersionKind
+	metaFirst bool // field 1 is metav1.ObjectMeta, so managedFields can be skipped
+	ok        bool // the kind is registered and decodes with Unmarshal
 }
 
 var scratchPool = sync.Pool{New: func() any { return new([]byte) }}
 
+// Decode decodes a new object in place; a decode into a given object
+// (which the cache's clients do not ask for: LIST responses go through
+// listDecoder) is the stock decoder's.
 func (s *objectSerializer) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
-	obj, gvk, err := s.decode(data, into)
+	if into != nil {
+		return s.Serializer.Decode(data, defaults, into)
+	}
+	obj, gvk, err := s.decode(data)
 	if err != nil {
 		return s.Serializer.Decode(data, defaults, into)
 	}
 	return obj, gvk, nil
 }
 
-// decode decodes data into a new object, or into into when it is of the
-// envelope's kind (a LIST response); anything else is the stock
-// decoder's.
-func (s *objectSerializer) decode(data []byte, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+func (s *objectSerializer) decode(data []byte) (runtime.Object, *schema.GroupVersionKind, error) {
 	if !bytes.HasPrefix(data, protobufMagic) {
 		return nil, nil, errMalformed
 	}
@@ -181,22 +182,15 @@ func (s *objectSerializer) decode(data []byte, into runtime.Object) (runtime.Obj
 	if !t.ok {
 		return nil, nil, errMalformed
 	}
-	obj := into
-	if obj == nil {
-		var err error
-		if obj, err = s.creater.New(t.gvk); err != nil {
-			return nil, nil, err
-		}
-	} else if reflect.TypeOf(obj) != t.typ {
-		return nil, nil, errMalformed
+	obj, err := s.creater.New(t.gvk)
+	if err != nil {
+		return nil, nil, err
 	}
 	u, ok := obj.(unmarshaler)
 	if !ok {
 		return nil, nil, errMalformed
 	}
-	switch {
-	case !s.strip:
-	case t.metaFirst:
+	if s.strip && t.metaFirst {
 		buf := scratchPool.Get().(*[]byte)
 		defer scratchPool.Put(buf)
 		stripped, err := withoutManagedFields(raw, (*buf)[:0])
@@ -206,24 +200,6 @@ func (s *objectSerializer) decode(data []byte, into runtime.Object) (runtime.Obj
 		if stripped != nil {
 			raw, *buf = stripped, stripped
 		}
-	case t.itemsFirst:
-		// A list is large: it is compacted in place, within data (the
-		// response body, which nothing reads after it is decoded), once a
-		// first pass has checked that every item parses, so a malformed
-		// list still reaches the stock decoder unchanged.
-		if err := checkItems(raw); err != nil {
-			return nil, nil, err
-		}
-		stripped, err := itemsWithoutManagedFields(raw, raw[:0])
-		if err != nil {
-			return nil, nil, err
-		}
-		if stripped != nil {
-			raw = stripped
-		}
-	}
-	if r, ok := obj.(interface{ Reset() }); ok && into != nil {
-		r.Reset()
 	}
 	// The generated Unmarshal copies every string and byte slice, so the
 	// object shares no memory with data or the scratch buffer.
@@ -256,9 +232,7 @@ func (s *objectSerializer) typeOf(apiVersion, kind []byte) *protoType {
 		t.gvk = gv.WithKind(string(kind))
 		if obj, err := s.creater.New(t.gvk); err == nil {
 			_, t.ok = obj.(unmarshaler)
-			t.typ = reflect.TypeOf(obj)
-			t.metaFirst = metadataIsFieldOne(t.typ)
-			t.itemsFirst = itemsAreFieldTwo(t.typ)
+			t.metaFirst = metadataIsFieldOne(reflect.TypeOf(obj))
 		}
 	}
 	next := make(map[string]map[string]*protoType)
@@ -300,66 +274,6 @@ func itemsAreFieldTwo(t reflect.Type) bool {
 	f, ok := t.Elem().FieldByName("Items")
 	return ok && f.Type.Kind() == reflect.Slice && f.Tag.Get("protobuf") == "bytes,2,rep,name=items" &&
 		metadataIsFieldOne(reflect.PointerTo(f.Type.Elem()))
-}
-
-// checkItems parses a list's fields, each item's and each item's
-// metadata's, and returns the first error.
-func checkItems(list []byte) error {
-	return eachField(list, func(num uint64, item []byte) error {
-		if num != 2 {
-			return nil
-		}
-		return eachField(item, func(num uint64, meta []byte) error {
-			if num != 1 {
-				return nil
-			}
-			return eachRaw(meta, func(uint64, []byte) error { return nil })
-		})
-	})
-}
-
-// itemsWithoutManagedFields returns a list's bytes with every item's
-// managedFields left out, appended to buf, or nil when no item has any.
-// buf may be list[:0]: every write lands at or before the bytes still to
-// be read, so the list is compacted in place.
-func itemsWithoutManagedFields(list, buf []byte) ([]byte, error) {
-	start := len(buf)
-	changed := false
-	for i := 0; i < len(list); {
-		num, item, next, err := field(list, i)
-		if err != nil {
-			return nil, err
-		}
-		if num != 2 || item == nil {
-			buf = append(buf, list[i:next]...)
-			i = next
-			continue
-		}
-		// Strip the item into the tail of buf, then prefix its length.
-		mark := len(buf)
-		stripped, err := withoutManagedFields(item, buf)
-		if err != nil {
-			return nil, err
-		}
-		if stripped == nil {
-			buf = append(buf, list[i:next]...)
-			i = next
-			continue
-		}
-		changed = true
-		body := len(stripped) - mark
-		var hdr [2 * binary.MaxVarintLen64]byte
-		h := binary.AppendUvarint(hdr[:0], 2<<3|2)
-		h = binary.AppendUvarint(h, uint64(body))
-		buf = append(stripped, h...) // grow by the header's size, then shift the body right
-		copy(buf[mark+len(h):], buf[mark:mark+body])
-		copy(buf[mark:], h)
-		i = next
-	}
-	if !changed {
-		return nil, nil
-	}
-	return buf[start:], nil
 }
 
 // withoutManagedFields returns obj's bytes with metadata.managedFields
