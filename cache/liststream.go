@@ -97,16 +97,8 @@ func (d *listDecoder) decode(body io.Reader, newList func() (runtime.Object, err
 			if err != nil {
 				return nil, err
 			}
-			var apiVersion, kind []byte
-			if err := eachField(tm, func(num uint64, p []byte) error {
-				switch num {
-				case 1:
-					apiVersion = p
-				case 2:
-					kind = p
-				}
-				return nil
-			}); err != nil {
+			apiVersion, kind, err := typeMeta(tm)
+			if err != nil {
 				return nil, err
 			}
 			if string(kind) != d.listGVK.Kind || string(apiVersion) != d.listGVK.GroupVersion().String() {

@@ -156,16 +156,10 @@ func (s *objectSerializer) decode(data []byte) (runtime.Object, *schema.GroupVer
 	var apiVersion, kind, raw []byte
 	err := eachField(data[len(protobufMagic):], func(num uint64, payload []byte) error {
 		switch num {
-		case 1: // typeMeta
-			return eachField(payload, func(num uint64, payload []byte) error {
-				switch num {
-				case 1:
-					apiVersion = payload
-				case 2:
-					kind = payload
-				}
-				return nil
-			})
+		case 1:
+			var err error
+			apiVersion, kind, err = typeMeta(payload)
+			return err
 		case 2:
 			raw = payload
 		case 3: // contentEncoding: none is ever set; leave it to the stock decoder
@@ -330,6 +324,21 @@ func withoutManagedFields(obj, buf []byte) ([]byte, error) {
 		return append(buf, obj[next:]...), nil
 	}
 	return nil, nil
+}
+
+// typeMeta returns the apiVersion and kind of an Unknown envelope's
+// typeMeta message.
+func typeMeta(msg []byte) (apiVersion, kind []byte, err error) {
+	err = eachField(msg, func(num uint64, p []byte) error {
+		switch num {
+		case 1:
+			apiVersion = p
+		case 2:
+			kind = p
+		}
+		return nil
+	})
+	return apiVersion, kind, err
 }
 
 // eachField calls fn with every length-delimited field of msg; other wire

@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
 )
@@ -176,15 +175,7 @@ func (s *storeInformer) AddIndexers(indexers toolscache.Indexers) error {
 // queued may make it older than obj's latest predecessor; the transform
 // only reuses its values when they are equal, so that does not matter.
 func (s *storeInformer) stored(obj any) any {
-	m, ok := obj.(metav1.Object)
-	if !ok {
-		return nil
-	}
-	key := m.GetName()
-	if ns := m.GetNamespace(); ns != "" {
-		key = ns + "/" + key
-	}
-	prev, exists, err := s.indexer.GetByKey(key)
+	prev, exists, err := s.indexer.Get(obj) // keyed as the store keys it
 	if err != nil || !exists {
 		return nil
 	}
