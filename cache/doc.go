@@ -1,12 +1,12 @@
 // Package cache keeps an in-memory, indexed, eventually consistent copy of
 // the cluster's objects and serves reads from it. It is built on
-// client-go's Reflector, RealFIFO and Indexer, which already handle
-// relists after 410 Gone, backoff, bookmarks and streaming lists; what it
-// does not take from client-go is the SharedIndexInformer's fan-out:
-// event handlers are called in line, on the goroutine that has just
-// applied the change to the store, instead of through a goroutine and a
-// growing buffer per handler (two hops and about six allocations per
-// event). Built-in kinds are read as protobuf, and their watch events and
+// client-go's Reflector and Indexer, which already handle relists after
+// 410 Gone, backoff, bookmarks and streaming lists; what it does not take
+// from client-go is the SharedIndexInformer's queue and fan-out: the
+// reflector's goroutine applies each change to the store and calls the
+// event handlers in line, instead of queueing it in a FIFO popped by a
+// second goroutine that hands it to a goroutine and a growing buffer per
+// handler (three hops and about six allocations per event). Built-in kinds are read as protobuf, and their watch events and
 // LIST responses are decoded with metadata.managedFields skipped in the
 // bytes rather than decoded and then dropped.
 //

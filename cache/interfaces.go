@@ -45,8 +45,9 @@ type Informers interface {
 type Informer interface {
 	// AddEventHandler adds a handler. It is called for every object in the
 	// store first (with isInInitialList true), then for every change. It is
-	// called in line, on the goroutine that applies changes to the store,
-	// so it must not block: enqueue work, do not perform it.
+	// called in line, on the goroutine that reads the watch and applies
+	// changes to the store, so it must not block: enqueue work, do not
+	// perform it. A blocked handler stops the watch being read.
 	AddEventHandler(handler toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error)
 	// RemoveEventHandler removes a handler added with AddEventHandler.
 	RemoveEventHandler(handle toolscache.ResourceEventHandlerRegistration) error

@@ -14,22 +14,26 @@ import (
 )
 
 // storeInformer is the informer of one kind (in one namespace, or all).
-// client-go's Reflector lists and watches into a RealFIFO, as in a
-// SharedIndexInformer; what differs is the last step. A SharedIndexInformer
-// hands every change to one goroutine per handler through a growing buffer
-// (two goroutine hops and about six allocations per event); storeInformer
-// calls the handlers in line, on the goroutine that has just applied the
-// change to the store. The handlers the controllers add only enqueue a
-// request, so nothing waits on them; a handler that blocks delays the
-// store, and its doc says so (Informer.AddEventHandler).
+// client-go's Reflector lists and watches, as in a SharedIndexInformer;
+// what differs is everything after it. A SharedIndexInformer queues each
+// change in a FIFO, pops it on a second goroutine, and hands it to one
+// goroutine per handler through a growing buffer: three goroutine hops and
+// about six allocations per event. storeInformer gives the Reflector a
+// feed instead of a FIFO: the reflector's own goroutine transforms each
+// change, applies it to the store and calls the handlers in line. The
+// handlers the controllers add only enqueue a request, so nothing waits on
+// them; a handler that blocks delays the watch, and its doc says so
+// (Informer.AddEventHandler).
 //
 // A handler added after the store has objects first gets each of them as
 // an add with isInInitialList true. Adding it, applying a change and
 // calling the handlers all happen under one lock, so the handler sees
 // every object exactly once before its first update or delete.
 type storeInformer struct {
-	indexer toolscache.Indexer
-	ctrl    toolscache.Controller
+	indexer   toolscache.Indexer
+	ctrl      toolscache.Controller
+	feed      *feed
+	transform toolscache.TransformFunc // nil: none
 
 	mu       sync.Mutex // held while a change is applied and dispatched, and while handlers change
 	handlers []*storeRegistration
@@ -50,27 +54,21 @@ func newStoreInformer(lw toolscache.ListerWatcher, example runtime.Object, o sto
 	if o.indexers == nil {
 		o.indexers = toolscache.Indexers{} // client-go's index panics on a later AddIndexers otherwise
 	}
-	s := &storeInformer{indexer: toolscache.NewIndexer(toolscache.DeletionHandlingMetaNamespaceKeyFunc, o.indexers)}
-	fifo := toolscache.NewRealFIFOWithOptions(toolscache.RealFIFOOptions{
-		Name:         "cache " + o.description,
-		KeyFunction:  toolscache.MetaNamespaceKeyFunc,
-		KnownObjects: s.indexer,
-		Transformer:  o.transform,
-	})
+	s := &storeInformer{
+		indexer:   toolscache.NewIndexer(toolscache.DeletionHandlingMetaNamespaceKeyFunc, o.indexers),
+		transform: o.transform,
+	}
+	s.feed = &feed{s: s, description: o.description, synced: make(chan struct{}), closed: make(chan struct{})}
+	// client-go's controller runs the Reflector into the feed (and gives it
+	// the watch error handler, which a bare Reflector does not take); its
+	// processing loop only waits in feed.Pop until the feed is closed.
 	s.ctrl = toolscache.New(&toolscache.Config{
-		Queue:             fifo,
-		ListerWatcher:     lw,
-		ObjectType:        example,
-		ObjectDescription: o.description,
-		FullResyncPeriod:  o.resync,
-		Process: func(obj any, isInInitialList bool) error {
-			deltas, ok := obj.(toolscache.Deltas)
-			if !ok {
-				return fmt.Errorf("cache: %s: FIFO handed out %T, not deltas", o.description, obj)
-			}
-			return s.apply(deltas, isInInitialList)
-		},
-		ProcessBatch:                 s.apply,
+		Queue:                        s.feed,
+		ListerWatcher:                lw,
+		ObjectType:                   example,
+		ObjectDescription:            o.description,
+		FullResyncPeriod:             o.resync,
+		Process:                      func(any, bool) error { return nil },
 		WatchErrorHandlerWithContext: o.onWatchErr,
 	})
 	return s
@@ -89,47 +87,199 @@ func (s *storeInformer) RunWithContext(ctx context.Context) {
 	s.ctrl.RunWithContext(ctx)
 }
 
-// apply applies deltas to the store, oldest first, and calls the handlers
-// for each, as client-go's informers do: an object already stored is an
-// update, else an add; a deletion may carry DeletedFinalStateUnknown.
-func (s *storeInformer) apply(deltas []toolscache.Delta, isInInitialList bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// upsert stores obj and calls the handlers: an update if a version of it
+// is stored, else an add. The caller holds s.mu.
+func (s *storeInformer) upsert(obj any, isInInitialList bool) error {
+	old, exists, err := s.indexer.Get(obj)
+	if err == nil && exists {
+		if err := s.indexer.Update(obj); err != nil {
+			return err
+		}
+		for _, r := range s.handlers {
+			r.handler.OnUpdate(old, obj)
+		}
+		return nil
+	}
+	if err := s.indexer.Add(obj); err != nil {
+		return err
+	}
+	for _, r := range s.handlers {
+		r.handler.OnAdd(obj, isInInitialList)
+	}
+	return nil
+}
+
+// remove deletes obj (which may be a DeletedFinalStateUnknown) and calls
+// the handlers. The caller holds s.mu.
+func (s *storeInformer) remove(obj any) error {
+	if err := s.indexer.Delete(obj); err != nil {
+		return err
+	}
+	for _, r := range s.handlers {
+		r.handler.OnDelete(obj)
+	}
+	return nil
+}
+
+// transformed returns obj after the transform; tombstones pass unchanged.
+func (s *storeInformer) transformed(obj any) (any, error) {
+	if s.transform == nil {
+		return obj, nil
+	}
+	if _, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		return obj, nil
+	}
+	return s.transform(obj)
+}
+
+// feed is what the Reflector writes into: a toolscache.Queue with nothing
+// queued. Each change is transformed, applied to the store and dispatched
+// on the caller's goroutine, as client-go's informers would once they had
+// popped it: an object already stored is an update, else an add; a
+// deletion may carry DeletedFinalStateUnknown; a relist deletes what it no
+// longer holds. The Reflector makes every call but Resync from one
+// goroutine; Resync comes from another, hence s.mu.
+type feed struct {
+	s           *storeInformer
+	description string
+
+	synced     chan struct{} // closed once the first list has been applied; under s.mu
+	syncedOnce bool          // under s.mu
+	closed     chan struct{}
+	closeOnce  sync.Once
+}
+
+var _ toolscache.Queue = (*feed)(nil)
+
+// Add applies an added object.
+func (f *feed) Add(obj any) error { return f.upsert(obj) }
+
+// Update applies a modified object.
+func (f *feed) Update(obj any) error { return f.upsert(obj) }
+
+func (f *feed) upsert(obj any) error {
+	obj, err := f.s.transformed(obj)
+	if err != nil {
+		return err
+	}
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
+	err = f.s.upsert(obj, !f.syncedOnce)
+	f.markSynced()
+	return err
+}
+
+// Delete applies a deletion.
+func (f *feed) Delete(obj any) error {
+	obj, err := f.s.transformed(obj)
+	if err != nil {
+		return err
+	}
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
+	err = f.s.remove(obj)
+	f.markSynced()
+	return err
+}
+
+// Replace applies a (re)list: every stored object the list no longer holds
+// is deleted, as a DeletedFinalStateUnknown, then every listed object is
+// added or updated. The first list's adds are in the initial list.
+func (f *feed) Replace(list []any, _ string) error {
+	for i, obj := range list {
+		t, err := f.s.transformed(obj)
+		if err != nil {
+			return err
+		}
+		list[i] = t
+	}
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
 	var errs []error
-	for _, d := range deltas {
-		obj := d.Object
-		switch d.Type {
-		case toolscache.Sync, toolscache.Replaced, toolscache.Added, toolscache.Updated:
-			old, exists, err := s.indexer.Get(obj)
-			if err == nil && exists {
-				if err := s.indexer.Update(obj); err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				for _, r := range s.handlers {
-					r.handler.OnUpdate(old, obj)
-				}
+	if stored := f.s.indexer.ListKeys(); len(stored) > 0 {
+		listed := make(map[string]struct{}, len(list))
+		for _, obj := range list {
+			key, err := toolscache.MetaNamespaceKeyFunc(obj)
+			if err != nil {
+				return toolscache.KeyError{Obj: obj, Err: err}
+			}
+			listed[key] = struct{}{}
+		}
+		for _, key := range stored {
+			if _, ok := listed[key]; ok {
 				continue
 			}
-			if err := s.indexer.Add(obj); err != nil {
+			old, exists, err := f.s.indexer.GetByKey(key)
+			if err != nil || !exists {
+				continue
+			}
+			if err := f.s.remove(toolscache.DeletedFinalStateUnknown{Key: key, Obj: old}); err != nil {
 				errs = append(errs, err)
-				continue
-			}
-			for _, r := range s.handlers {
-				r.handler.OnAdd(obj, isInInitialList)
-			}
-		case toolscache.Deleted:
-			if err := s.indexer.Delete(obj); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			for _, r := range s.handlers {
-				r.handler.OnDelete(obj)
 			}
 		}
 	}
+	initial := !f.syncedOnce
+	for _, obj := range list {
+		if err := f.s.upsert(obj, initial); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	f.markSynced()
 	return errors.Join(errs...)
 }
+
+// Resync hands every stored object to the handlers as an update from
+// itself.
+func (f *feed) Resync() error {
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
+	for _, obj := range f.s.indexer.List() {
+		for _, r := range f.s.handlers {
+			r.handler.OnUpdate(obj, obj)
+		}
+	}
+	return nil
+}
+
+// markSynced records that the first change has been applied. The
+// Reflector's first call is the initial list's Replace. The caller holds
+// s.mu.
+func (f *feed) markSynced() {
+	if !f.syncedOnce {
+		f.syncedOnce = true
+		close(f.synced)
+	}
+}
+
+// Pop has nothing to hand out: it waits for Close.
+func (f *feed) Pop(toolscache.PopProcessFunc) (any, error) {
+	<-f.closed
+	return nil, toolscache.ErrFIFOClosed
+}
+
+// HasSynced reports whether the initial list has been applied and
+// dispatched.
+func (f *feed) HasSynced() bool {
+	select {
+	case <-f.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+// HasSyncedChecker returns a checker whose channel closes once HasSynced
+// is true.
+func (f *feed) HasSyncedChecker() toolscache.DoneChecker { return syncedChecker{f} }
+
+// Close ends Pop; the controller calls it when its context ends.
+func (f *feed) Close() { f.closeOnce.Do(func() { close(f.closed) }) }
+
+// syncedChecker is a feed's toolscache.DoneChecker.
+type syncedChecker struct{ f *feed }
+
+func (c syncedChecker) Name() string          { return "cache " + c.f.description }
+func (c syncedChecker) Done() <-chan struct{} { return c.f.synced }
 
 // AddEventHandler adds handler: it gets every stored object as an add
 // (isInInitialList true), then every change.
@@ -171,9 +321,9 @@ func (s *storeInformer) AddIndexers(indexers toolscache.Indexers) error {
 	return s.indexer.AddIndexers(indexers)
 }
 
-// stored returns the stored version of obj, nil if none. Changes still
-// queued may make it older than obj's latest predecessor; the transform
-// only reuses its values when they are equal, so that does not matter.
+// stored returns the stored version of obj, nil if none. The transform
+// runs before the feed takes s.mu, so a concurrent Resync may be reading
+// it; the transform only reuses its values, and only when they are equal.
 func (s *storeInformer) stored(obj any) any {
 	prev, exists, err := s.indexer.Get(obj) // keyed as the store keys it
 	if err != nil || !exists {
@@ -187,11 +337,11 @@ func (s *storeInformer) GetIndexer() toolscache.Indexer { return s.indexer }
 
 // HasSynced reports whether the initial list has been applied and
 // dispatched.
-func (s *storeInformer) HasSynced() bool { return s.ctrl.HasSynced() }
+func (s *storeInformer) HasSynced() bool { return s.feed.HasSynced() }
 
 // HasSyncedChecker returns a checker whose channel closes once HasSynced
 // is true.
-func (s *storeInformer) HasSyncedChecker() toolscache.DoneChecker { return s.ctrl.HasSyncedChecker() }
+func (s *storeInformer) HasSyncedChecker() toolscache.DoneChecker { return s.feed.HasSyncedChecker() }
 
 // IsStopped reports whether the informer has stopped.
 func (s *storeInformer) IsStopped() bool { return s.stopped.Load() }

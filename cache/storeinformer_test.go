@@ -207,3 +207,118 @@ func TestStoreInformerLateHandlerUnderChurn(t *testing.T) {
 		assert.Empty(t, problems, "handler %d", i)
 	}
 }
+
+// eventLog records handler calls as short strings.
+type eventLog struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (l *eventLog) add(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, fmt.Sprintf(format, args...))
+}
+
+func (l *eventLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.events
+	l.events = nil
+	return e
+}
+
+func (l *eventLog) OnAdd(obj any, initial bool) {
+	cm := obj.(*corev1.ConfigMap)
+	l.add("add %s rv=%s initial=%v", cm.Name, cm.ResourceVersion, initial)
+}
+
+func (l *eventLog) OnUpdate(oldObj, newObj any) {
+	o, n := oldObj.(*corev1.ConfigMap), newObj.(*corev1.ConfigMap)
+	l.add("update %s rv=%s->%s", n.Name, o.ResourceVersion, n.ResourceVersion)
+}
+
+func (l *eventLog) OnDelete(obj any) {
+	switch o := obj.(type) {
+	case *corev1.ConfigMap:
+		l.add("delete %s", o.Name)
+	case toolscache.DeletedFinalStateUnknown:
+		l.add("delete-unknown %s rv=%s", o.Key, o.Obj.(*corev1.ConfigMap).ResourceVersion)
+	default:
+		l.add("delete %T", obj)
+	}
+}
+
+// TestFeed drives the feed as the Reflector does, without one: lists,
+// relists, watch events and resyncs reach the store and the handlers in
+// order, transformed, with the initial list flagged and relist deletions
+// as DeletedFinalStateUnknown.
+func TestFeed(t *testing.T) {
+	cmRV := func(name, rv string) *corev1.ConfigMap {
+		cm := cmNamed(name)
+		cm.ResourceVersion = rv
+		cm.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "test"}}
+		return cm
+	}
+	transformed := 0
+	s := newStoreInformer(nil, &corev1.ConfigMap{}, storeInformerOptions{
+		description: "v1 ConfigMap",
+		transform: func(obj any) (any, error) {
+			transformed++
+			obj.(*corev1.ConfigMap).ManagedFields = nil
+			return obj, nil
+		},
+	})
+	log := &eventLog{}
+	_, err := s.AddEventHandler(log)
+	require.NoError(t, err)
+	f := s.feed
+	assert.False(t, s.HasSynced())
+
+	require.NoError(t, f.Replace([]any{cmRV("a", "1"), cmRV("b", "1")}, "1"))
+	assert.True(t, s.HasSynced(), "synced once the first list is applied")
+	select {
+	case <-s.HasSyncedChecker().Done():
+	default:
+		t.Fatal("the synced checker's channel is not closed")
+	}
+	assert.Equal(t, []string{"add a rv=1 initial=true", "add b rv=1 initial=true"}, log.take())
+
+	require.NoError(t, f.Update(cmRV("a", "2")))
+	require.NoError(t, f.Add(cmRV("c", "3")))
+	require.NoError(t, f.Delete(cmRV("b", "4")))
+	assert.Equal(t, []string{"update a rv=1->2", "add c rv=3 initial=false", "delete b"}, log.take())
+
+	// A relist that misses c, changes a and brings d.
+	require.NoError(t, f.Replace([]any{cmRV("a", "5"), cmRV("d", "5")}, "5"))
+	assert.Equal(t, []string{"delete-unknown ns/c rv=3", "update a rv=2->5", "add d rv=5 initial=false"}, log.take())
+	assert.Equal(t, map[string]string{"a": "5", "d": "5"}, storeView(s))
+
+	require.NoError(t, f.Resync())
+	got := log.take()
+	assert.ElementsMatch(t, []string{"update a rv=5->5", "update d rv=5->5"}, got)
+
+	assert.Equal(t, 7, transformed, "every object the reflector hands over is transformed once")
+	for _, obj := range s.GetIndexer().List() {
+		assert.Nil(t, obj.(*corev1.ConfigMap).ManagedFields, "stored objects are the transformed ones")
+	}
+
+	done := make(chan error)
+	go func() { _, err := f.Pop(nil); done <- err }()
+	f.Close()
+	f.Close()
+	assert.ErrorIs(t, <-done, toolscache.ErrFIFOClosed, "Pop waits for Close")
+}
+
+// TestFeedTransformError keeps a failed transform out of the store and
+// hands its error to the caller (the Reflector logs it).
+func TestFeedTransformError(t *testing.T) {
+	boom := fmt.Errorf("boom")
+	s := newStoreInformer(nil, &corev1.ConfigMap{}, storeInformerOptions{
+		description: "v1 ConfigMap",
+		transform:   func(any) (any, error) { return nil, boom },
+	})
+	assert.ErrorIs(t, s.feed.Add(cmNamed("a")), boom)
+	assert.ErrorIs(t, s.feed.Replace([]any{cmNamed("a")}, "1"), boom)
+	assert.Empty(t, s.GetIndexer().List())
+}
