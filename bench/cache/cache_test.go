@@ -170,9 +170,16 @@ func keys() []types.NamespacedName {
 	return ks
 }
 
+// hotKeys is the working set of the _hot Get cases: the first keys of
+// keys(), spread over the namespaces. Their objects stay in the CPU caches,
+// as the objects a reconciler has just been handed do; the other Get cases
+// visit all the ConfigMaps, so nearly every read misses them.
+const hotKeys = 1000
+
 // BenchmarkCacheRead measures reads of a synced cache of ConfigMaps
 // (-configmaps, default 100k, in 100 namespaces): Get with and without a
-// deep copy (ns/op per Get), List of one namespace (1k objects at 100k) and
+// deep copy (ns/op per Get), over all the ConfigMaps in a scattered order
+// and over a working set of hotKeys of them (_hot), List of one namespace (1k objects at 100k) and
 // List of everything, with and without copies (ns/op per List).
 func BenchmarkCacheRead(b *testing.B) {
 	ks := keys()
@@ -183,6 +190,8 @@ func BenchmarkCacheRead(b *testing.B) {
 	}{
 		{"get_copy", func(b *testing.B, c cacheUnderTest) { benchGet(b, c, ks, false) }},
 		{"get_nocopy", func(b *testing.B, c cacheUnderTest) { benchGet(b, c, ks, true) }},
+		{"get_copy_hot", func(b *testing.B, c cacheUnderTest) { benchGet(b, c, ks[:min(hotKeys, len(ks))], false) }},
+		{"get_nocopy_hot", func(b *testing.B, c cacheUnderTest) { benchGet(b, c, ks[:min(hotKeys, len(ks))], true) }},
 		{"get_nocopy_parallel", func(b *testing.B, c cacheUnderTest) {
 			var next atomic.Int64
 			b.RunParallel(func(pb *testing.PB) {
