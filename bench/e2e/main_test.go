@@ -8,12 +8,13 @@
 //     ConfigMaps (10k), pushed as fast as the server can write: client CPU
 //     per event and events per second until every object reached its last
 //     version;
-//   - latency: -latency single events (300), 2 ms apart, from sending the
-//     trigger request to the moment the reconcile that sees the new version
-//     completes (p50, p99). The trigger's response is not part of it (it
-//     used to be, and at about 0.5 ms under load it hid the difference
-//     between the stacks); ping-us, a plain request's round trip, is
-//     reported for scale.
+//   - latency: -latency single events (300), 2 ms apart, from the fake
+//     server's sending of the watch event to the moment the reconcile that
+//     sees the new version completes (p50, p99). Both ends are read on
+//     CLOCK_MONOTONIC, which the server and the child share. fire-p50-us is
+//     the earlier measure, from sending the trigger request: it adds the
+//     request's way to the server, about half of ping-us (a plain
+//     request's round trip, reported for scale).
 //
 // The reconcilers read the object through each library's usual read path
 // (kubeloop and controller-runtime: the manager's cached client, which deep

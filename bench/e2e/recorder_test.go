@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/kubeloop/kubeloop/bench/fakeapiserver"
 )
 
 // recorder tracks, per ConfigMap "config-<i>", the highest
@@ -18,6 +20,7 @@ type recorder struct {
 	reconciles atomic.Int64
 	epoch      time.Time
 	doneAt     atomic.Int64 // when the current phase completed, since epoch
+	doneAtMono atomic.Int64 // the same, as fakeapiserver.MonotonicNow
 }
 
 func newRecorder(n int) *recorder {
@@ -29,12 +32,17 @@ func (r *recorder) now() time.Duration { return time.Since(r.epoch) }
 
 // completed closes ch, recording when.
 func (r *recorder) completed(ch chan struct{}) {
+	r.doneAtMono.Store(fakeapiserver.MonotonicNow())
 	r.doneAt.Store(int64(r.now()))
 	close(ch)
 }
 
 // completedAt is when the last phase completed, since the epoch.
 func (r *recorder) completedAt() time.Duration { return time.Duration(r.doneAt.Load()) }
+
+// completedAtMono is when the last phase completed, as
+// fakeapiserver.MonotonicNow.
+func (r *recorder) completedAtMono() int64 { return r.doneAtMono.Load() }
 
 // phase starts a phase over goals (index -> resourceVersion) and returns
 // the channel closed when it completes. Goals must be set before the

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/unix"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -43,6 +44,7 @@ type Server struct {
 	nextRV   int64
 
 	lists, watches, watchLists [2]atomic.Int64
+	lastFlush                  atomic.Int64 // MonotonicNow when watch events were last sent
 }
 
 type codec struct {
@@ -277,6 +279,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, k *kind, enc int,
 				}
 			}
 			if len(wt.ch) == 0 {
+				s.lastFlush.Store(MonotonicNow())
 				fl.Flush()
 			}
 		}
@@ -378,6 +381,21 @@ type Stats struct {
 	ListsJSON, ListsProto           int64
 	WatchesJSON, WatchesProto       int64
 	WatchListsJSON, WatchListsProto int64
+	// LastWatchFlush is when watch events were last sent, as MonotonicNow
+	// read just before the write that sends them; 0 if never.
+	LastWatchFlush int64
+}
+
+// MonotonicNow is the system-wide monotonic clock (CLOCK_MONOTONIC) in
+// nanoseconds: unlike time.Now's monotonic reading, it compares across
+// processes, so a benchmark can time an event from the moment this server
+// sent it.
+func MonotonicNow() int64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		panic(err) // cannot fail on Linux with a valid clock id
+	}
+	return ts.Nano()
 }
 
 func (s *Server) stats(w http.ResponseWriter) {
@@ -385,6 +403,7 @@ func (s *Server) stats(w http.ResponseWriter) {
 		ListsJSON: s.lists[encJSON].Load(), ListsProto: s.lists[encProto].Load(),
 		WatchesJSON: s.watches[encJSON].Load(), WatchesProto: s.watches[encProto].Load(),
 		WatchListsJSON: s.watchLists[encJSON].Load(), WatchListsProto: s.watchLists[encProto].Load(),
+		LastWatchFlush: s.lastFlush.Load(),
 	})
 }
 

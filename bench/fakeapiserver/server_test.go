@@ -57,6 +57,7 @@ func TestServeListAndWatch(t *testing.T) {
 			p := Connect(hs.URL)
 			prep, err := p.Prepare(6, 4)
 			require.NoError(t, err)
+			before := MonotonicNow()
 			n, err := p.Fire(6)
 			require.NoError(t, err)
 			assert.Equal(t, 1, n)
@@ -67,6 +68,10 @@ func TestServeListAndWatch(t *testing.T) {
 				assert.Equal(t, ConfigMap(k%4).Name, cm.Name)
 				assert.Equal(t, strconv.FormatInt(prep.BaseRV+int64(k)+1, 10), cm.ResourceVersion)
 			}
+			st, err := p.Stats()
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, st.LastWatchFlush, before, "the send is timed after the trigger")
+			assert.LessOrEqual(t, st.LastWatchFlush, MonotonicNow(), "and before the events were received")
 		})
 	}
 }

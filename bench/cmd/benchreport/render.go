@@ -168,10 +168,11 @@ const method = `## Method
   CPU and peak RSS come from getrusage of the child; cold start ends when every ConfigMap has been
   reconciled; steady state pushes the MODIFIED events as fast as the server writes them and ends
   when every modified object has been reconciled at its last version (the queue deduplicates, so
-  there are fewer reconciles than events); latency is from sending the trigger request to the moment
-  the reconcile that sees the new version completes, for single events 2 ms apart; it includes the
-  request's way to the server and the server's write of the event (the same for every stack) but
-  not the trigger's response (ping-us is a plain round trip, for scale).
+  there are fewer reconciles than events); latency is from the fake server's sending of the watch event
+  (CLOCK_MONOTONIC, which both processes share, read just before the write) to the moment the
+  reconcile that sees the new version completes, for single events 2 ms apart; it includes the
+  event's way through the kernel to the client (the same for every stack). fire-p50-us adds the
+  trigger request's way to the server (the earlier measure); ping-us is a plain round trip, for scale.
 - The fake server does no consistency checks and serves one LIST page; it shares the 2 CPUs with the
   client, which caps events/s. Real-control-plane runs (make bench-real) are not part of this suite.
 `
