@@ -6,23 +6,21 @@ import (
 	"reflect"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubeloop/kubeloop/client"
 )
 
 // The Get path. A typed Get of a synced kind costs an atomic load and a
-// short scan to find the kind's entry, a "namespace/name" key built in a
-// pooled buffer, the store's lookup, and one reflect.Value.Set (after a
-// DeepCopyObject unless the read is no-copy). On a large cache read in
-// random order most of the time goes into CPU cache misses on the store's
-// map, its key strings and the object itself (bench/cache
-// BenchmarkStoreFloor), not into this code.
+// short scan to find the kind's entry, the store's lookup by namespace and
+// name (no key is built), and one reflect.Value.Set (after a DeepCopyObject
+// unless the read is no-copy). On a large cache read in random order most
+// of the time goes into CPU cache misses on the store's map, the name
+// strings and the object itself (bench/cache BenchmarkStoreFloor), not into
+// this code.
 
 // Get fills obj with the cached object named by key: a deep copy, or with
 // client.UnsafeDisableDeepCopy the cached object's fields themselves (which
@@ -53,10 +51,7 @@ func (c *InformerCache) Get(ctx context.Context, key client.ObjectKey, obj clien
 	if err != nil {
 		return e.getError(key, err)
 	}
-	item, exists, err := getByKey(ni.inf.GetIndexer(), ns, key.Name)
-	if err != nil {
-		return e.getError(key, err)
-	}
+	item, exists := ni.inf.store().get(ns, key.Name)
 	if !exists {
 		return apierrors.NewNotFound(e.mapping.Resource.GroupResource(), key.Name)
 	}
@@ -91,25 +86,6 @@ func getNoCopy(def bool, opts []client.GetOption) bool {
 		return *o.UnsafeDisableDeepCopy
 	}
 	return def
-}
-
-// keyBufs holds buffers for store keys, so a Get builds "namespace/name"
-// without allocating.
-var keyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 128); return &b }}
-
-// getByKey looks up namespace/name (or name) in store. The key string
-// aliases a pooled buffer: safe because the store only reads it during the
-// call.
-func getByKey(store toolscache.Store, ns, name string) (any, bool, error) {
-	if ns == "" {
-		return store.GetByKey(name)
-	}
-	bp := keyBufs.Get().(*[]byte)
-	b := append(append(append((*bp)[:0], ns...), '/'), name...)
-	item, exists, err := store.GetByKey(unsafe.String(unsafe.SliceData(b), len(b)))
-	*bp = b
-	keyBufs.Put(bp)
-	return item, exists, err
 }
 
 // fillTyped sets *out to the cached typed object src, or to a deep copy of

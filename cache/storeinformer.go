@@ -30,7 +30,7 @@ import (
 // calling the handlers all happen under one lock, so the handler sees
 // every object exactly once before its first update or delete.
 type storeInformer struct {
-	indexer   toolscache.Indexer
+	indexer   *objectStore
 	ctrl      toolscache.Controller
 	feed      *feed
 	transform toolscache.TransformFunc // nil: none
@@ -51,11 +51,8 @@ type storeInformerOptions struct {
 }
 
 func newStoreInformer(lw toolscache.ListerWatcher, example runtime.Object, o storeInformerOptions) *storeInformer {
-	if o.indexers == nil {
-		o.indexers = toolscache.Indexers{} // client-go's index panics on a later AddIndexers otherwise
-	}
 	s := &storeInformer{
-		indexer:   toolscache.NewIndexer(toolscache.DeletionHandlingMetaNamespaceKeyFunc, o.indexers),
+		indexer:   newObjectStore(o.indexers),
 		transform: o.transform,
 	}
 	s.feed = &feed{s: s, description: o.description, synced: make(chan struct{}), closed: make(chan struct{})}
@@ -196,24 +193,24 @@ func (f *feed) Replace(list []any, _ string) error {
 	f.s.mu.Lock()
 	defer f.s.mu.Unlock()
 	var errs []error
-	if stored := f.s.indexer.ListKeys(); len(stored) > 0 {
-		listed := make(map[string]struct{}, len(list))
+	if f.s.indexer.len() > 0 {
+		listed := make(map[objectKey]struct{}, len(list))
 		for _, obj := range list {
-			key, err := toolscache.MetaNamespaceKeyFunc(obj)
+			k, err := keyOf(obj)
 			if err != nil {
-				return toolscache.KeyError{Obj: obj, Err: err}
+				return err
 			}
-			listed[key] = struct{}{}
+			listed[k] = struct{}{}
 		}
-		for _, key := range stored {
-			if _, ok := listed[key]; ok {
-				continue
+		var gone []toolscache.DeletedFinalStateUnknown
+		f.s.indexer.each(func(k objectKey, obj any) bool {
+			if _, ok := listed[k]; !ok {
+				gone = append(gone, toolscache.DeletedFinalStateUnknown{Key: k.String(), Obj: obj})
 			}
-			old, exists, err := f.s.indexer.GetByKey(key)
-			if err != nil || !exists {
-				continue
-			}
-			if err := f.s.remove(toolscache.DeletedFinalStateUnknown{Key: key, Obj: old}); err != nil {
+			return true
+		})
+		for _, d := range gone {
+			if err := f.s.remove(d); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -334,6 +331,9 @@ func (s *storeInformer) stored(obj any) any {
 
 // GetIndexer returns the store.
 func (s *storeInformer) GetIndexer() toolscache.Indexer { return s.indexer }
+
+// store returns the store, for the cache's own reads.
+func (s *storeInformer) store() *objectStore { return s.indexer }
 
 // HasSynced reports whether the initial list has been applied and
 // dispatched.

@@ -17,13 +17,13 @@ import (
 // parts, on kubeloop's synced ConfigMap cache and in the same scattered key
 // order (ns/op per read; each case fills the same typed ConfigMap):
 //
-//   - prebuilt_key: client-go's Indexer.GetByKey with "namespace/name"
-//     strings built before the timer starts, then the struct copy.
-//   - built_key: the same, building the key in a reused buffer per read
-//     (what any Get on client-go's store has to do).
-//   - nsname_map: a map keyed by the namespace and name strings themselves
-//     under a RWMutex, then the struct copy: what a store indexed by
-//     namespace and name, not by a "namespace/name" string, would cost.
+//   - prebuilt_key: the store's GetByKey (client-go's Indexer interface)
+//     with "namespace/name" strings built before the timer starts, then
+//     the struct copy.
+//   - built_key: the same, building the key in a reused buffer per read.
+//   - nsname_map: one map of all the objects keyed by the namespace and
+//     name strings themselves under a RWMutex, then the struct copy: a
+//     bare lookup for comparison (the store keeps one map per namespace).
 //   - get: kubeloop's Get with UnsafeDisableDeepCopy.
 //
 // cpu-ns/op is the benchmark goroutine's own CPU time per read (it is

@@ -1,0 +1,495 @@
+package cache
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+)
+
+// objectStore is the store of one informer: its objects by namespace and
+// name, with secondary indexes. It implements client-go's Indexer, with
+// keys in client-go's "namespace/name" form, so it can stand where a
+// client-go Indexer would; the cache's own reads go through get and
+// eachIn, which take the namespace and name as they come.
+//
+// Why not client-go's Indexer: it keys objects by a "namespace/name"
+// string built and kept for every object, and keeps the namespace index as
+// a second map of those keys. Here the objects sit in one map per
+// namespace, keyed by the name string the object already holds, so a Get
+// builds no key, the map compares names rather than joined keys, and the
+// namespace index costs nothing: it is the per-namespace map itself.
+//
+// toolscache.NamespaceIndex is always present and answered from those
+// maps; other indexes are kept as client-go keeps them, value to keys.
+type objectStore struct {
+	mu       sync.RWMutex
+	byNS     map[string]map[string]any // namespace ("" when cluster-scoped) -> name -> object
+	count    int
+	indexers toolscache.Indexers                          // without NamespaceIndex
+	indices  map[string]map[string]map[objectKey]struct{} // index -> value -> keys
+	rv       string                                       // the latest resourceVersion seen
+}
+
+// objectKey names an object in an objectStore.
+type objectKey struct{ namespace, name string }
+
+// String returns the key in client-go's form.
+func (k objectKey) String() string {
+	if k.namespace == "" {
+		return k.name
+	}
+	return k.namespace + "/" + k.name
+}
+
+var _ toolscache.Indexer = (*objectStore)(nil)
+
+// newObjectStore returns an empty store with indexers;
+// toolscache.NamespaceIndex among them must be
+// toolscache.MetaNamespaceIndexFunc, which the store serves itself.
+func newObjectStore(indexers toolscache.Indexers) *objectStore {
+	s := &objectStore{
+		byNS:     map[string]map[string]any{},
+		indexers: toolscache.Indexers{},
+		indices:  map[string]map[string]map[objectKey]struct{}{},
+	}
+	for name, fn := range indexers {
+		if name == toolscache.NamespaceIndex {
+			continue
+		}
+		s.indexers[name] = fn
+		s.indices[name] = map[string]map[objectKey]struct{}{}
+	}
+	return s
+}
+
+// keyOf returns the key of obj, which may be a DeletedFinalStateUnknown.
+func keyOf(obj any) (objectKey, error) {
+	if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		return parseKey(d.Key)
+	}
+	if o, ok := obj.(metav1.Object); ok {
+		return objectKey{o.GetNamespace(), o.GetName()}, nil
+	}
+	o, err := meta.Accessor(obj)
+	if err != nil {
+		return objectKey{}, toolscache.KeyError{Obj: obj, Err: err}
+	}
+	return objectKey{o.GetNamespace(), o.GetName()}, nil
+}
+
+// parseKey parses a key in client-go's form, as
+// toolscache.SplitMetaNamespaceKey does but without allocating.
+func parseKey(key string) (objectKey, error) {
+	ns, name, found := strings.Cut(key, "/")
+	if !found {
+		return objectKey{name: key}, nil
+	}
+	if strings.Contains(name, "/") {
+		return objectKey{}, fmt.Errorf("unexpected key format: %q", key)
+	}
+	return objectKey{ns, name}, nil
+}
+
+// get returns the object named by namespace and name.
+func (s *objectStore) get(namespace, name string) (any, bool) {
+	s.mu.RLock()
+	obj, ok := s.byNS[namespace][name]
+	s.mu.RUnlock()
+	return obj, ok
+}
+
+// getLocked is get with s.mu held.
+func (s *objectStore) getLocked(k objectKey) (any, bool) {
+	obj, ok := s.byNS[k.namespace][k.name]
+	return obj, ok
+}
+
+// len returns the number of objects.
+func (s *objectStore) len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.count
+}
+
+// each calls f for every object until f returns false. f must not call
+// back into the store.
+func (s *objectStore) each(f func(key objectKey, obj any) bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for ns, objs := range s.byNS {
+		for name, obj := range objs {
+			if !f(objectKey{ns, name}, obj) {
+				return
+			}
+		}
+	}
+}
+
+// Add stores obj.
+func (s *objectStore) Add(obj any) error { return s.Update(obj) }
+
+// Update stores obj, replacing the version stored under its key. An index
+// function's error is returned after obj is stored, as client-go's
+// Indexer does, and leaves that index without obj's new values.
+func (s *objectStore) Update(obj any) error {
+	k, err := keyOf(obj)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.putLocked(k, obj)
+}
+
+func (s *objectStore) putLocked(k objectKey, obj any) error {
+	objs := s.byNS[k.namespace]
+	if objs == nil {
+		objs = map[string]any{}
+		s.byNS[k.namespace] = objs
+	}
+	old, existed := objs[k.name]
+	objs[k.name] = obj
+	s.seen(obj)
+	if !existed {
+		s.count++
+		old = nil
+	}
+	return s.updateIndicesLocked(k, old, obj)
+}
+
+// Delete removes obj (or the object its DeletedFinalStateUnknown names).
+func (s *objectStore) Delete(obj any) error {
+	k, err := keyOf(obj)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.deleteLocked(k)
+}
+
+func (s *objectStore) deleteLocked(k objectKey) error {
+	objs := s.byNS[k.namespace]
+	old, ok := objs[k.name]
+	if !ok {
+		return nil
+	}
+	delete(objs, k.name)
+	s.seen(old)
+	if len(objs) == 0 {
+		delete(s.byNS, k.namespace)
+	}
+	s.count--
+	return s.updateIndicesLocked(k, old, nil)
+}
+
+// updateIndicesLocked moves k from old's index values to obj's; either
+// may be nil.
+func (s *objectStore) updateIndicesLocked(k objectKey, old, obj any) error {
+	var errs []error
+	for name, fn := range s.indexers {
+		var oldValues, newValues []string
+		var err error
+		if old != nil {
+			if oldValues, err = fn(old); err != nil {
+				errs = append(errs, fmt.Errorf("index %q: %w", name, err))
+			}
+		}
+		if obj != nil {
+			if newValues, err = fn(obj); err != nil {
+				errs = append(errs, fmt.Errorf("index %q: %w", name, err))
+			}
+		}
+		if len(oldValues) == 1 && len(newValues) == 1 && oldValues[0] == newValues[0] {
+			continue // the common update: nothing moves
+		}
+		index := s.indices[name]
+		for _, v := range oldValues {
+			if set := index[v]; set != nil {
+				delete(set, k)
+				if len(set) == 0 {
+					delete(index, v)
+				}
+			}
+		}
+		for _, v := range newValues {
+			set := index[v]
+			if set == nil {
+				set = map[objectKey]struct{}{}
+				index[v] = set
+			}
+			set[k] = struct{}{}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// List returns every object.
+func (s *objectStore) List() []any {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]any, 0, s.count)
+	for _, objs := range s.byNS {
+		for _, obj := range objs {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// ListKeys returns every key, in client-go's form.
+func (s *objectStore) ListKeys() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, 0, s.count)
+	for ns, objs := range s.byNS {
+		for name := range objs {
+			out = append(out, objectKey{ns, name}.String())
+		}
+	}
+	return out
+}
+
+// Get returns the stored version of obj.
+func (s *objectStore) Get(obj any) (any, bool, error) {
+	k, err := keyOf(obj)
+	if err != nil {
+		return nil, false, err
+	}
+	item, ok := s.get(k.namespace, k.name)
+	return item, ok, nil
+}
+
+// GetByKey returns the object stored under key ("namespace/name" or
+// "name").
+func (s *objectStore) GetByKey(key string) (any, bool, error) {
+	k, err := parseKey(key)
+	if err != nil {
+		return nil, false, err
+	}
+	item, ok := s.get(k.namespace, k.name)
+	return item, ok, nil
+}
+
+// Replace replaces the contents of the store with list.
+func (s *objectStore) Replace(list []any, resourceVersion string) error {
+	keys := make([]objectKey, len(list))
+	for i, obj := range list {
+		k, err := keyOf(obj)
+		if err != nil {
+			return err
+		}
+		keys[i] = k
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.byNS, s.count = map[string]map[string]any{}, 0
+	for name := range s.indices {
+		s.indices[name] = map[string]map[objectKey]struct{}{}
+	}
+	var errs []error
+	for i, obj := range list {
+		if err := s.putLocked(keys[i], obj); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	s.rv = resourceVersion
+	return errors.Join(errs...)
+}
+
+// seen records obj's resourceVersion as the latest. The caller holds s.mu.
+func (s *objectStore) seen(obj any) {
+	if o, ok := obj.(metav1.Object); ok {
+		if rv := o.GetResourceVersion(); rv != "" {
+			s.rv = rv
+		}
+	}
+}
+
+// LastStoreSyncResourceVersion returns the resourceVersion of the latest
+// list, bookmark or object stored or deleted.
+func (s *objectStore) LastStoreSyncResourceVersion() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.rv
+}
+
+// Bookmark records rv as the latest resourceVersion.
+func (s *objectStore) Bookmark(rv string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rv = rv
+}
+
+// Resync does nothing: there is nothing queued to resync.
+func (s *objectStore) Resync() error { return nil }
+
+// Index returns the objects that share a value of index with obj.
+func (s *objectStore) Index(indexName string, obj any) ([]any, error) {
+	fn, err := s.indexFunc(indexName)
+	if err != nil {
+		return nil, err
+	}
+	values, err := fn(obj)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if indexName == toolscache.NamespaceIndex {
+		var out []any
+		for _, v := range values {
+			for _, obj := range s.byNS[v] {
+				out = append(out, obj)
+			}
+		}
+		return out, nil
+	}
+	seen := map[objectKey]struct{}{}
+	var out []any
+	for _, v := range values {
+		for k := range s.indices[indexName][v] {
+			if _, dup := seen[k]; dup {
+				continue
+			}
+			seen[k] = struct{}{}
+			if obj, ok := s.getLocked(k); ok {
+				out = append(out, obj)
+			}
+		}
+	}
+	return out, nil
+}
+
+// IndexKeys returns the keys of the objects whose index value is value.
+func (s *objectStore) IndexKeys(indexName, value string) ([]string, error) {
+	if _, err := s.indexFunc(indexName); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []string
+	if indexName == toolscache.NamespaceIndex {
+		for name := range s.byNS[value] {
+			out = append(out, objectKey{value, name}.String())
+		}
+		return out, nil
+	}
+	for k := range s.indices[indexName][value] {
+		out = append(out, k.String())
+	}
+	return out, nil
+}
+
+// ListIndexFuncValues returns the values of index that some object has.
+func (s *objectStore) ListIndexFuncValues(indexName string) []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []string
+	if indexName == toolscache.NamespaceIndex {
+		for ns := range s.byNS {
+			out = append(out, ns)
+		}
+		return out
+	}
+	for v := range s.indices[indexName] {
+		out = append(out, v)
+	}
+	return out
+}
+
+// ByIndex returns the objects whose index value is value.
+func (s *objectStore) ByIndex(indexName, value string) ([]any, error) {
+	if _, err := s.indexFunc(indexName); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if indexName == toolscache.NamespaceIndex {
+		objs := s.byNS[value]
+		out := make([]any, 0, len(objs))
+		for _, obj := range objs {
+			out = append(out, obj)
+		}
+		return out, nil
+	}
+	set := s.indices[indexName][value]
+	out := make([]any, 0, len(set))
+	for k := range set {
+		if obj, ok := s.getLocked(k); ok {
+			out = append(out, obj)
+		}
+	}
+	return out, nil
+}
+
+// GetIndexers returns the indexes, NamespaceIndex included.
+func (s *objectStore) GetIndexers() toolscache.Indexers {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make(toolscache.Indexers, len(s.indexers)+1)
+	for name, fn := range s.indexers {
+		out[name] = fn
+	}
+	out[toolscache.NamespaceIndex] = toolscache.MetaNamespaceIndexFunc
+	return out
+}
+
+// AddIndexers adds indexes and indexes the stored objects by them. A name
+// already in use is an error.
+func (s *objectStore) AddIndexers(indexers toolscache.Indexers) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var taken []string
+	for name := range indexers {
+		if _, ok := s.indexers[name]; ok || name == toolscache.NamespaceIndex {
+			taken = append(taken, name)
+		}
+	}
+	if len(taken) > 0 {
+		return fmt.Errorf("indexer conflict: %s", strings.Join(taken, ", "))
+	}
+	var errs []error
+	for name, fn := range indexers {
+		index := map[string]map[objectKey]struct{}{}
+		for ns, objs := range s.byNS {
+			for n, obj := range objs {
+				values, err := fn(obj)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("index %q: %w", name, err))
+					continue
+				}
+				for _, v := range values {
+					set := index[v]
+					if set == nil {
+						set = map[objectKey]struct{}{}
+						index[v] = set
+					}
+					set[objectKey{ns, n}] = struct{}{}
+				}
+			}
+		}
+		s.indexers[name] = fn
+		s.indices[name] = index
+	}
+	return errors.Join(errs...)
+}
+
+// indexFunc returns the function of index name.
+func (s *objectStore) indexFunc(name string) (toolscache.IndexFunc, error) {
+	if name == toolscache.NamespaceIndex {
+		return toolscache.MetaNamespaceIndexFunc, nil
+	}
+	s.mu.RLock()
+	fn, ok := s.indexers[name]
+	s.mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("index with name %s does not exist", name)
+	}
+	return fn, nil
+}
