@@ -1,14 +1,23 @@
 // Package cache keeps an in-memory, indexed, eventually consistent copy of
 // the cluster's objects and serves reads from it. It is built on
-// client-go's Reflector and Indexer, which already handle relists after
-// 410 Gone, backoff, bookmarks and streaming lists; what it does not take
-// from client-go is the SharedIndexInformer's queue and fan-out: the
-// reflector's goroutine applies each change to the store and calls the
-// event handlers in line, instead of queueing it in a FIFO popped by a
-// second goroutine that hands it to a goroutine and a growing buffer per
-// handler (three hops and about six allocations per event). Built-in kinds are read as protobuf, and their watch events and
-// LIST responses are decoded with metadata.managedFields skipped in the
-// bytes rather than decoded and then dropped.
+// client-go's Reflector, which already handles relists after 410 Gone,
+// backoff, bookmarks and streaming lists. What it does not take from
+// client-go is the rest of the SharedIndexInformer:
+//
+//   - No FIFO and no fan-out goroutines. The reflector's goroutine applies
+//     each change to the store and calls the event handlers in line,
+//     instead of queueing it in a FIFO popped by a second goroutine that
+//     hands it to a goroutine and a growing buffer per handler (three hops
+//     and about six allocations per event).
+//   - Its own store. Objects are kept in one map per namespace, keyed by
+//     the name the object already holds, rather than under a
+//     "namespace/name" string built for each; the namespace index is the
+//     per-namespace map itself. It implements client-go's Indexer, so
+//     other indexes behave as client-go's do.
+//
+// Built-in kinds are read as protobuf, and their watch events and LIST
+// responses are decoded with metadata.managedFields skipped in the bytes
+// rather than decoded and then dropped.
 //
 // A cache holds one informer per kind and object shape (typed Go structs,
 // *unstructured.Unstructured, and *metav1.PartialObjectMetadata read
