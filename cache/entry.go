@@ -136,14 +136,11 @@ func (e *entry) newNSInformer(f listWatchFactory, ns string, kc kindConfig, tran
 			ni.setErr(err)
 		}
 	}
-	var inf *storeInformer
-	inf = newStoreInformer(&trackingLW{inner: lw, report: report, streaming: kc.streamingList}, example, storeInformerOptions{
+	inf := newStoreInformer(&trackingLW{inner: lw, report: report, streaming: kc.streamingList}, example, storeInformerOptions{
 		description: kindName(e.key.gvk),
 		resync:      kc.resync,
-		transform: func(obj any) (any, error) {
-			return transform(obj, inf.stored(obj))
-		},
-		indexers: toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc},
+		transform:   transform,
+		indexers:    toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc},
 		onWatchErr: func(ctx context.Context, _ *toolscache.Reflector, err error) {
 			report(ctx, err)
 		},

@@ -141,6 +141,11 @@ func (s *objectStore) Update(obj any) error {
 	if err != nil {
 		return err
 	}
+	return s.put(k, obj)
+}
+
+// put stores obj under k.
+func (s *objectStore) put(k objectKey, obj any) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.putLocked(k, obj)
@@ -168,6 +173,11 @@ func (s *objectStore) Delete(obj any) error {
 	if err != nil {
 		return err
 	}
+	return s.deleteKey(k)
+}
+
+// deleteKey removes the object stored under k.
+func (s *objectStore) deleteKey(k objectKey) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.deleteLocked(k)

@@ -33,7 +33,7 @@ type storeInformer struct {
 	indexer   *objectStore
 	ctrl      toolscache.Controller
 	feed      *feed
-	transform toolscache.TransformFunc // nil: none
+	transform storeTransform // nil: none
 
 	mu       sync.Mutex // held while a change is applied and dispatched, and while handlers change
 	handlers []*storeRegistration
@@ -43,9 +43,9 @@ type storeInformer struct {
 
 // storeInformerOptions configure a storeInformer.
 type storeInformerOptions struct {
-	description string                   // the kind, for client-go's logs
-	resync      time.Duration            // zero: none
-	transform   toolscache.TransformFunc // nil: none
+	description string         // the kind, for client-go's logs
+	resync      time.Duration  // zero: none
+	transform   storeTransform // nil: none; runs under the informer's lock
 	indexers    toolscache.Indexers
 	onWatchErr  toolscache.WatchErrorHandlerWithContext
 }
@@ -84,21 +84,26 @@ func (s *storeInformer) RunWithContext(ctx context.Context) {
 	s.ctrl.RunWithContext(ctx)
 }
 
-// upsert stores obj and calls the handlers: an update if a version of it
-// is stored, else an add. The caller holds s.mu.
+// upsert transforms obj, stores it and calls the handlers: an update if a
+// version of it is stored, else an add. The stored version is looked up
+// once, for both the transform and the handlers. The caller holds s.mu.
 func (s *storeInformer) upsert(obj any, isInInitialList bool) error {
-	old, exists, err := s.indexer.Get(obj)
-	if err == nil && exists {
-		if err := s.indexer.Update(obj); err != nil {
-			return err
-		}
+	k, err := keyOf(obj)
+	if err != nil {
+		return err
+	}
+	old, exists := s.indexer.get(k.namespace, k.name)
+	if obj, err = s.transformed(k, obj, old); err != nil {
+		return err
+	}
+	if err := s.indexer.put(k, obj); err != nil {
+		return err
+	}
+	if exists {
 		for _, r := range s.handlers {
 			r.handler.OnUpdate(old, obj)
 		}
 		return nil
-	}
-	if err := s.indexer.Add(obj); err != nil {
-		return err
 	}
 	for _, r := range s.handlers {
 		r.handler.OnAdd(obj, isInInitialList)
@@ -106,10 +111,20 @@ func (s *storeInformer) upsert(obj any, isInInitialList bool) error {
 	return nil
 }
 
-// remove deletes obj (which may be a DeletedFinalStateUnknown) and calls
-// the handlers. The caller holds s.mu.
+// remove deletes obj (which may be a DeletedFinalStateUnknown, which is
+// not transformed) and calls the handlers. The caller holds s.mu.
 func (s *storeInformer) remove(obj any) error {
-	if err := s.indexer.Delete(obj); err != nil {
+	k, err := keyOf(obj)
+	if err != nil {
+		return err
+	}
+	if _, tombstone := obj.(toolscache.DeletedFinalStateUnknown); !tombstone {
+		old, _ := s.indexer.get(k.namespace, k.name)
+		if obj, err = s.transformed(k, obj, old); err != nil {
+			return err
+		}
+	}
+	if err := s.indexer.deleteKey(k); err != nil {
 		return err
 	}
 	for _, r := range s.handlers {
@@ -118,15 +133,21 @@ func (s *storeInformer) remove(obj any) error {
 	return nil
 }
 
-// transformed returns obj after the transform; tombstones pass unchanged.
-func (s *storeInformer) transformed(obj any) (any, error) {
+// transformed returns obj, keyed k, after the transform; prev is the
+// version stored under k, nil if none. A transform must not rename the
+// object.
+func (s *storeInformer) transformed(k objectKey, obj, prev any) (any, error) {
 	if s.transform == nil {
 		return obj, nil
 	}
-	if _, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-		return obj, nil
+	out, err := s.transform(obj, prev)
+	if err != nil {
+		return nil, err
 	}
-	return s.transform(obj)
+	if k2, err := keyOf(out); err != nil || k2 != k {
+		return nil, fmt.Errorf("transform of %s returned %T named %s", k, out, k2)
+	}
+	return out, nil
 }
 
 // feed is what the Reflector writes into: a toolscache.Queue with nothing
@@ -155,26 +176,18 @@ func (f *feed) Add(obj any) error { return f.upsert(obj) }
 func (f *feed) Update(obj any) error { return f.upsert(obj) }
 
 func (f *feed) upsert(obj any) error {
-	obj, err := f.s.transformed(obj)
-	if err != nil {
-		return err
-	}
 	f.s.mu.Lock()
 	defer f.s.mu.Unlock()
-	err = f.s.upsert(obj, !f.syncedOnce)
+	err := f.s.upsert(obj, !f.syncedOnce)
 	f.markSynced()
 	return err
 }
 
 // Delete applies a deletion.
 func (f *feed) Delete(obj any) error {
-	obj, err := f.s.transformed(obj)
-	if err != nil {
-		return err
-	}
 	f.s.mu.Lock()
 	defer f.s.mu.Unlock()
-	err = f.s.remove(obj)
+	err := f.s.remove(obj)
 	f.markSynced()
 	return err
 }
@@ -183,13 +196,6 @@ func (f *feed) Delete(obj any) error {
 // is deleted, as a DeletedFinalStateUnknown, then every listed object is
 // added or updated. The first list's adds are in the initial list.
 func (f *feed) Replace(list []any, _ string) error {
-	for i, obj := range list {
-		t, err := f.s.transformed(obj)
-		if err != nil {
-			return err
-		}
-		list[i] = t
-	}
 	f.s.mu.Lock()
 	defer f.s.mu.Unlock()
 	var errs []error
@@ -316,17 +322,6 @@ func (s *storeInformer) AddIndexers(indexers toolscache.Indexers) error {
 		return errors.New("cache: AddIndexers: the informer has stopped")
 	}
 	return s.indexer.AddIndexers(indexers)
-}
-
-// stored returns the stored version of obj, nil if none. The transform
-// runs before the feed takes s.mu, so a concurrent Resync may be reading
-// it; the transform only reuses its values, and only when they are equal.
-func (s *storeInformer) stored(obj any) any {
-	prev, exists, err := s.indexer.Get(obj) // keyed as the store keys it
-	if err != nil || !exists {
-		return nil
-	}
-	return prev
 }
 
 // GetIndexer returns the store.

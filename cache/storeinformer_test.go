@@ -261,10 +261,14 @@ func TestFeed(t *testing.T) {
 		return cm
 	}
 	transformed := 0
+	var prevs []string // the stored version each transform was given
 	s := newStoreInformer(nil, &corev1.ConfigMap{}, storeInformerOptions{
 		description: "v1 ConfigMap",
-		transform: func(obj any) (any, error) {
+		transform: func(obj, prev any) (any, error) {
 			transformed++
+			if prev != nil {
+				prevs = append(prevs, obj.(*corev1.ConfigMap).Name+"@"+prev.(*corev1.ConfigMap).ResourceVersion)
+			}
 			obj.(*corev1.ConfigMap).ManagedFields = nil
 			return obj, nil
 		},
@@ -299,6 +303,7 @@ func TestFeed(t *testing.T) {
 	assert.ElementsMatch(t, []string{"update a rv=5->5", "update d rv=5->5"}, got)
 
 	assert.Equal(t, 7, transformed, "every object the reflector hands over is transformed once")
+	assert.Equal(t, []string{"a@1", "b@1", "a@2"}, prevs, "the transform is given the stored version")
 	for _, obj := range s.GetIndexer().List() {
 		assert.Nil(t, obj.(*corev1.ConfigMap).ManagedFields, "stored objects are the transformed ones")
 	}
@@ -316,9 +321,16 @@ func TestFeedTransformError(t *testing.T) {
 	boom := fmt.Errorf("boom")
 	s := newStoreInformer(nil, &corev1.ConfigMap{}, storeInformerOptions{
 		description: "v1 ConfigMap",
-		transform:   func(any) (any, error) { return nil, boom },
+		transform:   func(any, any) (any, error) { return nil, boom },
 	})
 	assert.ErrorIs(t, s.feed.Add(cmNamed("a")), boom)
 	assert.ErrorIs(t, s.feed.Replace([]any{cmNamed("a")}, "1"), boom)
 	assert.Empty(t, s.GetIndexer().List())
+
+	renaming := newStoreInformer(nil, &corev1.ConfigMap{}, storeInformerOptions{
+		description: "v1 ConfigMap",
+		transform:   func(any, any) (any, error) { return cmNamed("other"), nil },
+	})
+	assert.ErrorContains(t, renaming.feed.Add(cmNamed("a")), "transform of ns/a returned *v1.ConfigMap named ns/other")
+	assert.Empty(t, renaming.GetIndexer().List())
 }
