@@ -27,7 +27,7 @@ if [[ -n "${BENCH_QUICK:-}" ]]; then
 else
 	cache_flags=(-configmaps 100000 -pods 10000 -secrets 10000)
 	read_flags=(-configmaps 100000 -pods 0 -secrets 0)
-	e2e_flags=(-objects 100000 -events 100000 -event-objects 10000 -latency 300)
+	e2e_flags=(-objects 100000 -events 100000 -event-objects 10000 -latency 1000)
 	queue_time=(-test.benchtime 0.5s)
 fi
 

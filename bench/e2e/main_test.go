@@ -8,7 +8,7 @@
 //     ConfigMaps (10k), pushed as fast as the server can write: client CPU
 //     per event and events per second until every object reached its last
 //     version;
-//   - latency: -latency single events (300), 2 ms apart, from the fake
+//   - latency: -latency single events (1,000), 2 ms apart, from the fake
 //     server's sending of the watch event to the moment the reconcile that
 //     sees the new version completes (p50, p99). Both ends are read on
 //     CLOCK_MONOTONIC, which the server and the child share. fire-p50-us is
@@ -37,7 +37,7 @@ var (
 	nObjects      = flag.Int("objects", 100000, "ConfigMaps in the fake cluster (cold start)")
 	nEvents       = flag.Int("events", 100000, "MODIFIED events in the steady-state phase")
 	nEventObjects = flag.Int("event-objects", 10000, "ConfigMaps the steady-state events modify")
-	nLatency      = flag.Int("latency", 300, "single events in the latency phase")
+	nLatency      = flag.Int("latency", 1000, "single events in the latency phase")
 	workers       = flag.Int("workers", 2, "reconcile workers of every stack")
 	reverse       = flag.Bool("reverse", false, "run the stacks in reverse order (hack/bench.sh alternates, so none always goes first)")
 
