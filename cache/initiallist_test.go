@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
@@ -95,4 +96,41 @@ func TestInitialListModes(t *testing.T) {
 	}
 	_, err := cache.New(cfg, cache.Options{InitialList: 7})
 	assert.ErrorContains(t, err, "InitialList InitialList(7) is not a mode")
+}
+
+// TestSyncPeriodResync checks that a SyncPeriod replays every cached
+// object to the handlers as an update from itself, against the real API
+// server: the feed's Resync, driven by client-go's reflector.
+func TestSyncPeriodResync(t *testing.T) {
+	ns := newNamespace(t)
+	createConfigMaps(t, ns, "cm", 3, nil)
+	period := 200 * time.Millisecond
+	c := startCache(t, cfg, cache.Options{DefaultNamespaces: []string{ns}, SyncPeriod: &period})
+	ctx := ctxTimeout(t, time.Minute)
+	inf, err := c.GetInformer(ctx, &corev1.ConfigMap{})
+	require.NoError(t, err)
+
+	var mu sync.Mutex
+	resyncs := map[string]int{}
+	var problems []string
+	_, err = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(oldObj, newObj any) {
+			o, n := oldObj.(*corev1.ConfigMap), newObj.(*corev1.ConfigMap)
+			mu.Lock()
+			defer mu.Unlock()
+			if o != n || o.ResourceVersion != n.ResourceVersion {
+				problems = append(problems, fmt.Sprintf("%s: update %s -> %s without a change", n.Name, o.ResourceVersion, n.ResourceVersion))
+			}
+			resyncs[n.Name]++
+		},
+	})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(resyncs) == 3 && resyncs["cm-0"] >= 2 && resyncs["cm-1"] >= 2 && resyncs["cm-2"] >= 2
+	}, time.Minute, 20*time.Millisecond, "every object resynced at least twice")
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Empty(t, problems)
 }

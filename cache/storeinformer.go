@@ -236,6 +236,9 @@ func (f *feed) Replace(list []any, _ string) error {
 func (f *feed) Resync() error {
 	f.s.mu.Lock()
 	defer f.s.mu.Unlock()
+	if len(f.s.handlers) == 0 {
+		return nil
+	}
 	for _, obj := range f.s.indexer.List() {
 		for _, r := range f.s.handlers {
 			r.handler.OnUpdate(obj, obj)
