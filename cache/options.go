@@ -53,7 +53,9 @@ type Options struct {
 	DefaultFieldSelector fields.Selector
 	// DefaultTransform runs on every object before it is stored, after the
 	// cache's own transform (which strips managedFields and interns
-	// strings). Nil means none.
+	// strings). Nil means none. It runs on the informer's goroutine, may
+	// modify the object it is given, and must not change its namespace or
+	// name: such an object is not stored, and the error is logged.
 	DefaultTransform toolscache.TransformFunc
 	// DefaultUnsafeDisableDeepCopy makes reads share memory with the cache
 	// unless a read or ByObject says otherwise. Nil means false: reads
