@@ -154,7 +154,8 @@ const method = `## Method
   keeps objects as decoded), both listing and watching the same fake API server. s/sync is the time
   from Start until an event handler has seen every object (no polling); B/object is the Go heap
   held after sync and GC, with the handler removed, divided by the object count. Reads use a
-  synced cache of the ConfigMaps in 100 namespaces; Gets visit the keys in a scattered order;
+  synced cache of the ConfigMaps in 100 namespaces; Gets visit all the keys in a scattered order,
+  the _hot cases cycle through a working set of 1,000 of them;
   "copy" is each library's default read, "nocopy" is client.UnsafeDisableDeepCopy.
 - **End to end** (bench/e2e): one child process per stack and run, against the fake API server
   (bench/cmd/fakeapiserver, a separate process on loopback holding the objects pre-encoded in JSON
