@@ -228,15 +228,20 @@ func (s *objectStore) updateIndicesLocked(k objectKey, old, obj any) error {
 			}
 		}
 		for _, v := range newValues {
-			set := index[v]
-			if set == nil {
-				set = map[objectKey]struct{}{}
-				index[v] = set
-			}
-			set[k] = struct{}{}
+			indexAdd(index, v, k)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// indexAdd files k under value v of index.
+func indexAdd(index map[string]map[objectKey]struct{}, v string, k objectKey) {
+	set := index[v]
+	if set == nil {
+		set = map[objectKey]struct{}{}
+		index[v] = set
+	}
+	set[k] = struct{}{}
 }
 
 // List returns every object.
@@ -475,12 +480,7 @@ func (s *objectStore) AddIndexers(indexers toolscache.Indexers) error {
 					continue
 				}
 				for _, v := range values {
-					set := index[v]
-					if set == nil {
-						set = map[objectKey]struct{}{}
-						index[v] = set
-					}
-					set[objectKey{ns, n}] = struct{}{}
+					indexAdd(index, v, objectKey{ns, n})
 				}
 			}
 		}
