@@ -253,6 +253,60 @@ func TestDeepCopyAndNoCopy(t *testing.T) {
 	assert.NotEqual(t, reflect.ValueOf(s1.Data).Pointer(), reflect.ValueOf(s2.Data).Pointer())
 }
 
+// TestGetShared reads objects without any copy from a cache of a real API
+// server: the very object the cache holds, read-only, replaced (not
+// changed) when the object is updated.
+func TestGetShared(t *testing.T) {
+	ns := newNamespace(t)
+	createConfigMaps(t, ns, "cm", 2, func(_ int, cm *corev1.ConfigMap) { cm.Data = map[string]string{"k": "v"} })
+	c := startCache(t, cfg, cache.Options{})
+	ctx := ctxTimeout(t, time.Minute)
+	key := client.ObjectKey{Namespace: ns, Name: "cm-0"}
+
+	first, err := client.GetShared[*corev1.ConfigMap](ctx, c, key)
+	require.NoError(t, err)
+	assert.Equal(t, "v", first.Data["k"])
+	assert.Equal(t, metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, first.TypeMeta)
+	assert.NotEmpty(t, first.ResourceVersion)
+	again, err := client.GetShared[*corev1.ConfigMap](ctx, c, key)
+	require.NoError(t, err)
+	assert.Same(t, first, again, "both reads return the cached object itself")
+	var viaGet corev1.ConfigMap
+	require.NoError(t, c.Get(ctx, key, &viaGet, client.UnsafeDisableDeepCopy))
+	assert.Equal(t, reflect.ValueOf(first.Data).Pointer(), reflect.ValueOf(viaGet.Data).Pointer(), "the no-copy Get's fields are the shared object's")
+
+	_, err = client.GetShared[*corev1.ConfigMap](ctx, c, client.ObjectKey{Namespace: ns, Name: "absent"})
+	assert.True(t, apierrors.IsNotFound(err), "missing object: %v", err)
+	_, err = c.GetShared(ctx, key, nil)
+	assert.ErrorIs(t, err, client.ErrNilObject)
+
+	// An update replaces the cached object; the one handed out keeps the
+	// old contents.
+	live, err := client.New(cfg, client.Options{})
+	require.NoError(t, err)
+	updated := first.DeepCopy()
+	updated.Data = map[string]string{"k": "w"}
+	require.NoError(t, live.Update(ctx, updated))
+	require.Eventually(t, func() bool {
+		cm, err := client.GetShared[*corev1.ConfigMap](ctx, c, key)
+		return err == nil && cm.ResourceVersion == updated.ResourceVersion
+	}, time.Minute, 10*time.Millisecond)
+	now, err := client.GetShared[*corev1.ConfigMap](ctx, c, key)
+	require.NoError(t, err)
+	assert.NotSame(t, first, now)
+	assert.Equal(t, "w", now.Data["k"])
+	assert.Equal(t, "v", first.Data["k"], "an object handed out is never changed by the cache")
+
+	// Unstructured reads name their kind with an object.
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"})
+	got, err := c.GetShared(ctx, client.ObjectKey{Namespace: ns, Name: "cm-1"}, u)
+	require.NoError(t, err)
+	require.IsType(t, &unstructured.Unstructured{}, got)
+	assert.Equal(t, "cm-1", got.GetName())
+	assert.Empty(t, u.GetName(), "the object naming the kind is not filled")
+}
+
 func TestUnstructuredAndMetadataShapes(t *testing.T) {
 	ns := newNamespace(t)
 	w := &unstructured.Unstructured{Object: map[string]any{
@@ -312,10 +366,15 @@ func TestStrictMode(t *testing.T) {
 	assert.ErrorContains(t, err, "v1 ConfigMap")
 	err = c.List(ctx, &corev1.ConfigMapList{})
 	require.ErrorIs(t, err, cache.ErrResourceNotCached)
+	_, err = client.GetShared[*corev1.ConfigMap](ctx, c, key)
+	require.ErrorIs(t, err, cache.ErrResourceNotCached)
+	assert.ErrorContains(t, err, "v1 ConfigMap")
 
 	_, err = c.GetInformer(ctx, &corev1.ConfigMap{})
 	require.NoError(t, err)
 	require.NoError(t, c.Get(ctx, key, &corev1.ConfigMap{}))
+	_, err = client.GetShared[*corev1.ConfigMap](ctx, c, key)
+	require.NoError(t, err)
 	assert.Zero(t, c.LazyInformerStarts())
 }
 

@@ -32,28 +32,9 @@ func (c *InformerCache) Get(ctx context.Context, key client.ObjectKey, obj clien
 		// and panic when filled.
 		return fmt.Errorf("cache: get %s: %w", key, client.ErrNilObject)
 	}
-	e := c.readyEntry(obj)
-	if e == nil {
-		k, err := c.keyFor(obj)
-		if err != nil {
-			return err
-		}
-		if e, err = c.entryForRead(ctx, k); err != nil {
-			return fmt.Errorf("cache: get %s %s: %w", kindName(k.gvk), key, err)
-		}
-		c.rememberReady(obj, e)
-	}
-	ns := key.Namespace
-	if !e.namespaced {
-		ns = ""
-	}
-	ni, err := e.informerFor(ns)
+	e, item, err := c.lookup(ctx, key, obj)
 	if err != nil {
-		return e.getError(key, err)
-	}
-	item, exists := ni.inf.store().get(ns, key.Name)
-	if !exists {
-		return apierrors.NewNotFound(e.mapping.Resource.GroupResource(), key.Name)
+		return err
 	}
 	deep := !getNoCopy(e.noCopy, opts)
 	if e.key.shape == shapeTyped {
@@ -65,6 +46,59 @@ func (c *InformerCache) Get(ctx context.Context, key client.ObjectKey, obj clien
 		return e.getError(key, err)
 	}
 	return nil
+}
+
+// GetShared returns the cached object named by key, of obj's kind, itself:
+// no copy is made, so it is shared with the cache and every other reader
+// and must not be modified. obj only names the kind and is not filled; for
+// a typed kind a nil pointer does (client.GetShared passes one). The object
+// keeps its resourceVersion and has its apiVersion and kind set. A missing
+// object is an apierrors NotFound.
+func (c *InformerCache) GetShared(ctx context.Context, key client.ObjectKey, obj client.Object) (client.Object, error) {
+	if obj == nil {
+		return nil, fmt.Errorf("cache: get %s: %w", key, client.ErrNilObject)
+	}
+	e, item, err := c.lookup(ctx, key, obj)
+	if err != nil {
+		return nil, err
+	}
+	if reflect.TypeOf(item) != reflect.TypeOf(obj) {
+		return nil, e.getError(key, fmt.Errorf("cannot share cached %T as %T", item, obj))
+	}
+	return item.(client.Object), nil
+}
+
+// lookup returns the entry of obj's kind and the object it caches under
+// key. obj only names the kind: for a typed kind it may be a nil pointer.
+func (c *InformerCache) lookup(ctx context.Context, key client.ObjectKey, obj client.Object) (*entry, any, error) {
+	e := c.readyEntry(obj)
+	if e == nil {
+		kindOf := obj
+		if v := reflect.ValueOf(obj); v.Kind() == reflect.Pointer && v.IsNil() {
+			kindOf = reflect.New(v.Type().Elem()).Interface().(client.Object)
+		}
+		k, err := c.keyFor(kindOf)
+		if err != nil {
+			return nil, nil, err
+		}
+		if e, err = c.entryForRead(ctx, k); err != nil {
+			return nil, nil, fmt.Errorf("cache: get %s %s: %w", kindName(k.gvk), key, err)
+		}
+		c.rememberReady(obj, e)
+	}
+	ns := key.Namespace
+	if !e.namespaced {
+		ns = ""
+	}
+	ni, err := e.informerFor(ns)
+	if err != nil {
+		return nil, nil, e.getError(key, err)
+	}
+	item, exists := ni.inf.store().get(ns, key.Name)
+	if !exists {
+		return nil, nil, apierrors.NewNotFound(e.mapping.Resource.GroupResource(), key.Name)
+	}
+	return e, item, nil
 }
 
 // getError wraps err with the kind and key of a failed Get.

@@ -3,6 +3,7 @@ package cache
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"sync"
 
@@ -19,16 +20,17 @@ import (
 //
 // Why not client-go's Indexer: it keys objects by a "namespace/name"
 // string built and kept for every object, and keeps the namespace index as
-// a second map of those keys. Here the objects sit in one map per
-// namespace, keyed by the name string the object already holds, so a Get
-// builds no key, the map compares names rather than joined keys, and the
-// namespace index costs nothing: it is the per-namespace map itself.
+// a second map of those keys. Here the objects sit in one nameTable per
+// namespace, so a Get builds no key and reads two small arrays (see
+// nameTable), and the namespace index costs nothing: it is the
+// per-namespace table itself.
 //
 // toolscache.NamespaceIndex is always present and answered from those
-// maps; other indexes are kept as client-go keeps them, value to keys.
+// tables; other indexes are kept as client-go keeps them, value to keys.
 type objectStore struct {
 	mu       sync.RWMutex
-	byNS     map[string]map[string]any // namespace ("" when cluster-scoped) -> name -> object
+	seed     maphash.Seed
+	byNS     map[string]*nameTable // namespace ("" when cluster-scoped) -> objects by name
 	count    int
 	indexers toolscache.Indexers                          // without NamespaceIndex
 	indices  map[string]map[string]map[objectKey]struct{} // index -> value -> keys
@@ -53,7 +55,8 @@ var _ toolscache.Indexer = (*objectStore)(nil)
 // toolscache.MetaNamespaceIndexFunc, which the store serves itself.
 func newObjectStore(indexers toolscache.Indexers) *objectStore {
 	s := &objectStore{
-		byNS:     map[string]map[string]any{},
+		seed:     maphash.MakeSeed(),
+		byNS:     map[string]*nameTable{},
 		indexers: toolscache.Indexers{},
 		indices:  map[string]map[string]map[objectKey]struct{}{},
 	}
@@ -98,15 +101,14 @@ func parseKey(key string) (objectKey, error) {
 // get returns the object named by namespace and name.
 func (s *objectStore) get(namespace, name string) (any, bool) {
 	s.mu.RLock()
-	obj, ok := s.byNS[namespace][name]
+	obj, ok := s.byNS[namespace].get(name)
 	s.mu.RUnlock()
 	return obj, ok
 }
 
 // getLocked is get with s.mu held.
 func (s *objectStore) getLocked(k objectKey) (any, bool) {
-	obj, ok := s.byNS[k.namespace][k.name]
-	return obj, ok
+	return s.byNS[k.namespace].get(k.name)
 }
 
 // len returns the number of objects.
@@ -117,16 +119,23 @@ func (s *objectStore) len() int {
 }
 
 // each calls f for every object until f returns false. f must not call
-// back into the store.
+// back into the store, nor keep the key's name, which shares a table's
+// bytes.
 func (s *objectStore) each(f func(key objectKey, obj any) bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for ns, objs := range s.byNS {
-		for name, obj := range objs {
-			if !f(objectKey{ns, name}, obj) {
-				return
-			}
+		if !objs.each(func(name string, obj any) bool { return f(objectKey{ns, name}, obj) }) {
+			return
 		}
+	}
+}
+
+// eachInLocked calls f for every object of namespace ns. The caller
+// holds s.mu.
+func (s *objectStore) eachInLocked(ns string, f func(obj any)) {
+	if objs := s.byNS[ns]; objs != nil {
+		objs.each(func(_ string, obj any) bool { f(obj); return true })
 	}
 }
 
@@ -154,11 +163,10 @@ func (s *objectStore) put(k objectKey, obj any) error {
 func (s *objectStore) putLocked(k objectKey, obj any) error {
 	objs := s.byNS[k.namespace]
 	if objs == nil {
-		objs = map[string]any{}
+		objs = newNameTable(s.seed, 1)
 		s.byNS[k.namespace] = objs
 	}
-	old, existed := objs[k.name]
-	objs[k.name] = obj
+	old, existed := objs.put(k.name, obj)
 	s.seen(obj)
 	if !existed {
 		s.count++
@@ -185,13 +193,15 @@ func (s *objectStore) deleteKey(k objectKey) error {
 
 func (s *objectStore) deleteLocked(k objectKey) error {
 	objs := s.byNS[k.namespace]
-	old, ok := objs[k.name]
+	if objs == nil {
+		return nil
+	}
+	old, ok := objs.delete(k.name)
 	if !ok {
 		return nil
 	}
-	delete(objs, k.name)
 	s.seen(old)
-	if len(objs) == 0 {
+	if objs.len() == 0 {
 		delete(s.byNS, k.namespace)
 	}
 	s.count--
@@ -249,10 +259,8 @@ func (s *objectStore) List() []any {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]any, 0, s.count)
-	for _, objs := range s.byNS {
-		for _, obj := range objs {
-			out = append(out, obj)
-		}
+	for ns := range s.byNS {
+		s.eachInLocked(ns, func(obj any) { out = append(out, obj) })
 	}
 	return out
 }
@@ -263,9 +271,10 @@ func (s *objectStore) ListKeys() []string {
 	defer s.mu.RUnlock()
 	out := make([]string, 0, s.count)
 	for ns, objs := range s.byNS {
-		for name := range objs {
+		objs.each(func(name string, _ any) bool {
 			out = append(out, objectKey{ns, name}.String())
-		}
+			return true
+		})
 	}
 	return out
 }
@@ -303,7 +312,7 @@ func (s *objectStore) Replace(list []any, resourceVersion string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.byNS, s.count = map[string]map[string]any{}, 0
+	s.byNS, s.count = map[string]*nameTable{}, 0
 	for name := range s.indices {
 		s.indices[name] = map[string]map[objectKey]struct{}{}
 	}
@@ -359,9 +368,7 @@ func (s *objectStore) Index(indexName string, obj any) ([]any, error) {
 	if indexName == toolscache.NamespaceIndex {
 		var out []any
 		for _, v := range values {
-			for _, obj := range s.byNS[v] {
-				out = append(out, obj)
-			}
+			s.eachInLocked(v, func(obj any) { out = append(out, obj) })
 		}
 		return out, nil
 	}
@@ -390,8 +397,11 @@ func (s *objectStore) IndexKeys(indexName, value string) ([]string, error) {
 	defer s.mu.RUnlock()
 	var out []string
 	if indexName == toolscache.NamespaceIndex {
-		for name := range s.byNS[value] {
-			out = append(out, objectKey{value, name}.String())
+		if objs := s.byNS[value]; objs != nil {
+			objs.each(func(name string, _ any) bool {
+				out = append(out, objectKey{value, name}.String())
+				return true
+			})
 		}
 		return out, nil
 	}
@@ -426,11 +436,8 @@ func (s *objectStore) ByIndex(indexName, value string) ([]any, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if indexName == toolscache.NamespaceIndex {
-		objs := s.byNS[value]
-		out := make([]any, 0, len(objs))
-		for _, obj := range objs {
-			out = append(out, obj)
-		}
+		out := make([]any, 0, s.byNS[value].len())
+		s.eachInLocked(value, func(obj any) { out = append(out, obj) })
 		return out, nil
 	}
 	set := s.indices[indexName][value]
@@ -472,17 +479,20 @@ func (s *objectStore) AddIndexers(indexers toolscache.Indexers) error {
 	var errs []error
 	for name, fn := range indexers {
 		index := map[string]map[objectKey]struct{}{}
-		for ns, objs := range s.byNS {
-			for n, obj := range objs {
-				values, err := fn(obj)
+		for ns := range s.byNS {
+			s.eachInLocked(ns, func(obj any) {
+				k, err := keyOf(obj) // the object's own strings, not the table's
+				if err == nil {
+					var values []string
+					values, err = fn(obj)
+					for _, v := range values {
+						indexAdd(index, v, k)
+					}
+				}
 				if err != nil {
 					errs = append(errs, fmt.Errorf("index %q: %w", name, err))
-					continue
 				}
-				for _, v := range values {
-					indexAdd(index, v, objectKey{ns, n})
-				}
-			}
+			})
 		}
 		s.indexers[name] = fn
 		s.indices[name] = index

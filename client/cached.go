@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,6 +21,7 @@ type cachedClient struct {
 	disabled     map[schema.GroupKind]bool
 	unstructured bool
 	writes       *writeTracker
+	kinds        sync.Map // reflect.Type -> Object: see kindOf
 }
 
 var _ Client = (*cachedClient)(nil)

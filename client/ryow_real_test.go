@@ -17,8 +17,9 @@ import (
 )
 
 // TestReadYourOwnWritesWithRealCache writes through the cached client and
-// reads back at once, many times: every read must see at least the
-// resourceVersion just written, although the informer lags the API server.
+// reads back at once, many times, with Get and with GetShared: every read
+// must see at least the resourceVersion just written, although the
+// informer lags the API server.
 func TestReadYourOwnWritesWithRealCache(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	informers, err := cache.New(restConfig, cache.Options{Logger: logr.FromSlogHandler(slog.DiscardHandler)})
@@ -51,10 +52,23 @@ func TestReadYourOwnWritesWithRealCache(t *testing.T) {
 		require.NoError(t, err)
 		assert.GreaterOrEqual(t, seen, written, "read %d went back in time", i)
 		assert.Equal(t, strconv.Itoa(i), got.Data["i"])
+
+		cm.Data = map[string]string{"i": strconv.Itoa(i) + "-shared"}
+		require.NoError(t, c.Update(ctx, cm))
+		written, err = strconv.ParseUint(cm.ResourceVersion, 10, 64)
+		require.NoError(t, err)
+		shared, err := client.GetShared[*corev1.ConfigMap](ctx, c, key)
+		require.NoError(t, err)
+		seen, err = strconv.ParseUint(shared.ResourceVersion, 10, 64)
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, seen, written, "shared read %d went back in time", i)
+		assert.Equal(t, strconv.Itoa(i)+"-shared", shared.Data["i"])
 	}
 
 	require.NoError(t, c.Delete(ctx, cm))
 	err = c.Get(ctx, key, &corev1.ConfigMap{})
 	assert.True(t, apierrors.IsNotFound(err), "a read after Delete does not return the deleted object: %v", err)
+	_, err = client.GetShared[*corev1.ConfigMap](ctx, c, key)
+	assert.True(t, apierrors.IsNotFound(err), "nor does a shared read: %v", err)
 	assert.Equal(t, 0, client.TrackedWrites(c), "every remembered write is forgotten once the cache caught up")
 }

@@ -83,6 +83,13 @@ func (l *laggingCache) List(ctx context.Context, list client.ObjectList, opts ..
 // a counter of reads that reached the API server.
 func ryowSetup(t *testing.T, timeout time.Duration) (client.Client, *laggingCache, *atomic.Int32) {
 	t.Helper()
+	return ryowSetupWith(t, timeout, nil)
+}
+
+// ryowSetupWith is ryowSetup with the cached client reading from
+// wrap(cache) when wrap is not nil.
+func ryowSetupWith(t *testing.T, timeout time.Duration, wrap func(*laggingCache) client.Reader) (client.Client, *laggingCache, *atomic.Int32) {
+	t.Helper()
 	server := fake.NewClientBuilder().Build()
 	var liveGets atomic.Int32
 	live := interceptor.NewClient(server, interceptor.Funcs{
@@ -92,7 +99,11 @@ func ryowSetup(t *testing.T, timeout time.Duration) (client.Client, *laggingCach
 		},
 	})
 	cache := &laggingCache{truth: server}
-	c, err := client.NewCachedForTest(live, client.CacheOptions{Reader: cache, ReadYourOwnWritesTimeout: timeout})
+	var reader client.Reader = cache
+	if wrap != nil {
+		reader = wrap(cache)
+	}
+	c, err := client.NewCachedForTest(live, client.CacheOptions{Reader: reader, ReadYourOwnWritesTimeout: timeout})
 	require.NoError(t, err)
 	return c, cache, &liveGets
 }

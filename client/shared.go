@@ -1,0 +1,142 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// SharedReader is a Reader that can hand out the objects it holds in memory
+// without copying them. The cache and the manager's client are
+// SharedReaders; GetShared uses the method when a reader has it.
+type SharedReader interface {
+	Reader
+	// GetShared returns the object named by key, of obj's kind, as the
+	// reader holds it: no copy is made, so it is shared with the reader
+	// and every other caller and must not be modified. obj only names the
+	// kind and is not filled; for a typed kind a nil pointer does, for
+	// unstructured and metadata-only kinds it carries apiVersion and kind.
+	// A missing object is an apierrors NotFound.
+	GetShared(ctx context.Context, key ObjectKey, obj Object) (Object, error)
+}
+
+// GetShared returns the object named by key, of T's kind, without copying
+// it when r holds it in memory (r is a SharedReader, as the cache and the
+// manager's client are). That object is shared with the cache and with
+// every other caller: read it, never modify it; DeepCopy it first to make
+// changes. It is the fastest read a hot path can make, cheaper than Get
+// with UnsafeDisableDeepCopy, which still copies the object's top level
+// into the caller's struct.
+//
+// Through the manager's client it keeps the read-your-own-writes guarantee
+// of Get. From a reader that holds no objects (the API reader, a fake
+// client) it is a Get into a new T. T must be a pointer to a typed API
+// object the scheme knows, such as *corev1.ConfigMap; unstructured and
+// metadata-only kinds need their apiVersion and kind, so read them with
+// SharedReader.GetShared or Get.
+//
+//	cm, err := client.GetShared[*corev1.ConfigMap](ctx, c, key)
+func GetShared[T Object](ctx context.Context, r Reader, key ObjectKey) (T, error) {
+	var none T
+	typ := reflect.TypeFor[T]()
+	if typ.Kind() != reflect.Pointer || typ.Elem().Kind() != reflect.Struct {
+		return none, fmt.Errorf("get %s: GetShared needs a pointer to a typed object, not %s", key, typ)
+	}
+	if r == nil {
+		return none, fmt.Errorf("get %s: reader is nil", key)
+	}
+	if sr, ok := r.(SharedReader); ok {
+		obj, err := sr.GetShared(ctx, key, none)
+		if err != nil {
+			return none, err
+		}
+		t, ok := obj.(T)
+		if !ok {
+			return none, fmt.Errorf("get %s: reader returned %T, not %s", key, obj, typ)
+		}
+		return t, nil
+	}
+	obj := reflect.New(typ.Elem()).Interface().(T)
+	if err := r.Get(ctx, key, obj, UnsafeDisableDeepCopy); err != nil {
+		return none, err
+	}
+	return obj, nil
+}
+
+// GetShared returns the cached object itself when the cache is a
+// SharedReader and obj's kind is read from it, waiting for the cache to
+// catch up with this client's own writes as Get does; otherwise it Gets a
+// new object.
+func (c *cachedClient) GetShared(ctx context.Context, key ObjectKey, obj Object) (Object, error) {
+	if obj == nil {
+		return nil, nilError("get", obj)
+	}
+	kindOf := c.kindOf(obj)
+	sr, shared := c.cache.(SharedReader)
+	useCache, gvk := c.cached(kindOf)
+	if !shared || !useCache {
+		fresh := newObjectLike(kindOf)
+		if err := c.Get(ctx, key, fresh, UnsafeDisableDeepCopy); err != nil {
+			return nil, err
+		}
+		return fresh, nil
+	}
+	wk := writeKey{gk: gvk.GroupKind(), namespace: key.Namespace, name: key.Name}
+	if !c.writes.tracked(wk) {
+		return sr.GetShared(ctx, key, obj)
+	}
+	var got Object
+	caughtUp, err := c.writes.wait(ctx, wk, func() (Object, error) {
+		var err error
+		got, err = sr.GetShared(ctx, key, obj)
+		return got, err
+	})
+	if caughtUp || (err != nil && !isNotFound(err)) {
+		if err != nil {
+			return nil, err
+		}
+		return got, nil
+	}
+	fresh := newObjectLike(kindOf)
+	if err := c.live.Get(ctx, key, fresh); err != nil {
+		return nil, err
+	}
+	return fresh, nil
+}
+
+// kindOf returns obj, or for a typed nil pointer an empty object of its
+// type that stands for the kind: made once per type, never modified.
+func (c *cachedClient) kindOf(obj Object) Object {
+	if !isNil(obj) {
+		return obj
+	}
+	t := reflect.TypeOf(obj)
+	if p, ok := c.kinds.Load(t); ok {
+		return p.(Object)
+	}
+	p, _ := c.kinds.LoadOrStore(t, newObjectLike(obj))
+	return p.(Object)
+}
+
+// newObjectLike returns a new, empty object of obj's Go type, with obj's
+// apiVersion and kind when obj is unstructured or metadata-only.
+func newObjectLike(obj Object) Object {
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		u := &unstructured.Unstructured{}
+		if o != nil {
+			u.SetGroupVersionKind(o.GroupVersionKind())
+		}
+		return u
+	case *metav1.PartialObjectMetadata:
+		m := &metav1.PartialObjectMetadata{}
+		if o != nil {
+			m.TypeMeta = o.TypeMeta
+		}
+		return m
+	}
+	return reflect.New(reflect.TypeOf(obj).Elem()).Interface().(Object)
+}
