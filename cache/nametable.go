@@ -13,9 +13,11 @@ import (
 // addressing hash table laid out for a Get on a large cache, where the
 // time goes into cache misses rather than instructions:
 //
-//   - Slots sit in groups of four that share a cache line's worth of
-//     tags (32 bits of each name's hash) and name references, so a lookup
-//     usually reads one group and compares tags without touching a name.
+//   - Slots sit in groups of four that fill one 64-byte cache line: four
+//     tags (32 bits of each name's hash), four name references and four
+//     object pointers. A lookup usually reads one group and compares tags
+//     without touching a name. The pointers are untyped (objectStore
+//     knows the one Go type it holds), which keeps a group to one line.
 //   - The names themselves are copied into one byte slice per table, so
 //     the single name compare of a hit reads a small, dense array rather
 //     than the object's own name string, which lives wherever its decoder
@@ -44,7 +46,7 @@ const groupSlots = 4
 type nameGroup struct {
 	tags [groupSlots]uint32 // tagEmpty, tagDeleted, or tagOf(the name's hash)
 	refs [groupSlots]uint32 // offset of the slot's name in names
-	objs [groupSlots]any
+	objs [groupSlots]unsafe.Pointer
 }
 
 const (
@@ -88,7 +90,7 @@ func (t *nameTable) len() int {
 }
 
 // get returns the object named name; a nil table has none.
-func (t *nameTable) get(name string) (any, bool) {
+func (t *nameTable) get(name string) (unsafe.Pointer, bool) {
 	if t == nil {
 		return nil, false
 	}
@@ -113,7 +115,7 @@ func (t *nameTable) get(name string) (any, bool) {
 }
 
 // put stores obj under name and returns the object it replaced, if any.
-func (t *nameTable) put(name string, obj any) (old any, existed bool) {
+func (t *nameTable) put(name string, obj unsafe.Pointer) (old unsafe.Pointer, existed bool) {
 	if (t.used+1)*5 > len(t.groups)*groupSlots*4 { // keep a fifth of the slots empty
 		t.rebuild(groupsFor(t.live + 1))
 	}
@@ -149,7 +151,7 @@ func (t *nameTable) put(name string, obj any) (old any, existed bool) {
 }
 
 // fill sets slot j of grp to name and obj.
-func (t *nameTable) fill(grp *nameGroup, j int, tag uint32, name string, obj any) {
+func (t *nameTable) fill(grp *nameGroup, j int, tag uint32, name string, obj unsafe.Pointer) {
 	grp.tags[j], grp.refs[j], grp.objs[j] = tag, t.appendName(name), obj
 	t.live++
 }
@@ -171,7 +173,7 @@ func entrySize(name string) int {
 }
 
 // delete removes the object named name and returns it.
-func (t *nameTable) delete(name string) (old any, ok bool) {
+func (t *nameTable) delete(name string) (old unsafe.Pointer, ok bool) {
 	h := maphash.String(t.seed, name)
 	tag := tagOf(h)
 	for g := t.home(h); ; {
@@ -225,7 +227,7 @@ func (t *nameTable) rebuild(n int) {
 
 // insertNew stores a name known to be absent, in a table with no
 // tombstones and room to spare.
-func (t *nameTable) insertNew(tag uint32, name string, obj any) {
+func (t *nameTable) insertNew(tag uint32, name string, obj unsafe.Pointer) {
 	h := maphash.String(t.seed, name)
 	for g := t.home(h); ; {
 		grp := &t.groups[g]
@@ -244,7 +246,7 @@ func (t *nameTable) insertNew(tag uint32, name string, obj any) {
 
 // each calls f with every name and object until f returns false, and
 // reports whether it ran to the end. The names share the table's bytes.
-func (t *nameTable) each(f func(name string, obj any) bool) bool {
+func (t *nameTable) each(f func(name string, obj unsafe.Pointer) bool) bool {
 	for i := range t.groups {
 		grp := &t.groups[i]
 		for j := range groupSlots {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestNameTableMatchesMap applies random puts and deletes to a nameTable
@@ -16,7 +17,7 @@ import (
 func TestNameTableMatchesMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	tab := newNameTable(maphash.MakeSeed(), 1)
-	want := map[string]int{}
+	want := map[string]unsafe.Pointer{}
 	name := func(i int) string {
 		switch i % 7 {
 		case 0:
@@ -32,7 +33,7 @@ func TestNameTableMatchesMap(t *testing.T) {
 			t.Fatalf("step %d: len %d, want %d", step, tab.len(), len(want))
 		}
 		seen := 0
-		tab.each(func(n string, obj any) bool {
+		tab.each(func(n string, obj unsafe.Pointer) bool {
 			seen++
 			if w, ok := want[n]; !ok || obj != w {
 				t.Fatalf("step %d: each gave %q=%v, want %v (present %v)", step, n, obj, w, ok)
@@ -49,12 +50,13 @@ func TestNameTableMatchesMap(t *testing.T) {
 			step++
 			n := name(rng.IntN(keys))
 			if rng.Float64() < putShare {
-				old, existed := tab.put(n, step)
+				obj := unsafe.Pointer(new(int))
+				old, existed := tab.put(n, obj)
 				w, had := want[n]
 				if existed != had || (had && old != w) {
 					t.Fatalf("step %d: put %q replaced %v,%v, want %v,%v", step, n, old, existed, w, had)
 				}
-				want[n] = step
+				want[n] = obj
 			} else {
 				old, ok := tab.delete(n)
 				w, had := want[n]
@@ -91,13 +93,13 @@ func TestNameTableMatchesMap(t *testing.T) {
 func TestNameTableNamesOutliveRebuild(t *testing.T) {
 	tab := newNameTable(maphash.MakeSeed(), 1)
 	for i := range 10 {
-		tab.put("a-"+strconv.Itoa(i), i)
+		tab.put("a-"+strconv.Itoa(i), unsafe.Pointer(&i))
 	}
 	var names []string
-	tab.each(func(n string, _ any) bool { names = append(names, n); return true })
+	tab.each(func(n string, _ unsafe.Pointer) bool { names = append(names, n); return true })
 	before := strings.Join(names, ",")
 	for i := range 5000 {
-		tab.put("b-"+strconv.Itoa(i), i)
+		tab.put("b-"+strconv.Itoa(i), unsafe.Pointer(&i))
 	}
 	for i := range 5000 {
 		tab.delete("b-" + strconv.Itoa(i))

@@ -54,8 +54,9 @@ type Options struct {
 	// DefaultTransform runs on every object before it is stored, after the
 	// cache's own transform (which strips managedFields and interns
 	// strings). Nil means none. It runs on the informer's goroutine, may
-	// modify the object it is given, and must not change its namespace or
-	// name: such an object is not stored, and the error is logged.
+	// modify the object it is given, and must return an object of the same
+	// Go type with the same namespace and name: any other is not stored,
+	// and the error is logged.
 	DefaultTransform toolscache.TransformFunc
 	// DefaultUnsafeDisableDeepCopy makes reads share memory with the cache
 	// unless a read or ByObject says otherwise. Nil means false: reads

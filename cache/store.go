@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"reflect"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +31,8 @@ import (
 // tables; other indexes are kept as client-go keeps them, value to keys.
 type objectStore struct {
 	mu       sync.RWMutex
+	typ      reflect.Type // the pointer type of every object, from the first stored
+	elem     reflect.Type // typ's element type
 	seed     maphash.Seed
 	byNS     map[string]*nameTable // namespace ("" when cluster-scoped) -> objects by name
 	count    int
@@ -101,14 +105,41 @@ func parseKey(key string) (objectKey, error) {
 // get returns the object named by namespace and name.
 func (s *objectStore) get(namespace, name string) (any, bool) {
 	s.mu.RLock()
-	obj, ok := s.byNS[namespace].get(name)
+	p, ok := s.byNS[namespace].get(name)
 	s.mu.RUnlock()
-	return obj, ok
+	if !ok {
+		return nil, false
+	}
+	return s.object(p), true
 }
 
 // getLocked is get with s.mu held.
 func (s *objectStore) getLocked(k objectKey) (any, bool) {
-	return s.byNS[k.namespace].get(k.name)
+	p, ok := s.byNS[k.namespace].get(k.name)
+	if !ok {
+		return nil, false
+	}
+	return s.object(p), true
+}
+
+// object returns the stored object p points to, with its Go type.
+func (s *objectStore) object(p unsafe.Pointer) any {
+	return reflect.NewAt(s.elem, p).Interface()
+}
+
+// pointer returns the pointer the store keeps for obj: every object of a
+// store is a non-nil pointer of one Go type, the first one stored.
+func (s *objectStore) pointer(obj any) (unsafe.Pointer, error) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return nil, fmt.Errorf("cache: the store holds pointers to objects, not %T", obj)
+	}
+	if s.typ == nil {
+		s.typ, s.elem = v.Type(), v.Type().Elem()
+	} else if v.Type() != s.typ {
+		return nil, fmt.Errorf("cache: the store holds %s, not %T", s.typ, obj)
+	}
+	return v.UnsafePointer(), nil
 }
 
 // len returns the number of objects.
@@ -125,7 +156,7 @@ func (s *objectStore) each(f func(key objectKey, obj any) bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for ns, objs := range s.byNS {
-		if !objs.each(func(name string, obj any) bool { return f(objectKey{ns, name}, obj) }) {
+		if !objs.each(func(name string, p unsafe.Pointer) bool { return f(objectKey{ns, name}, s.object(p)) }) {
 			return
 		}
 	}
@@ -135,7 +166,7 @@ func (s *objectStore) each(f func(key objectKey, obj any) bool) {
 // holds s.mu.
 func (s *objectStore) eachInLocked(ns string, f func(obj any)) {
 	if objs := s.byNS[ns]; objs != nil {
-		objs.each(func(_ string, obj any) bool { f(obj); return true })
+		objs.each(func(_ string, p unsafe.Pointer) bool { f(s.object(p)); return true })
 	}
 }
 
@@ -161,16 +192,22 @@ func (s *objectStore) put(k objectKey, obj any) error {
 }
 
 func (s *objectStore) putLocked(k objectKey, obj any) error {
+	p, err := s.pointer(obj)
+	if err != nil {
+		return err
+	}
 	objs := s.byNS[k.namespace]
 	if objs == nil {
 		objs = newNameTable(s.seed, 1)
 		s.byNS[k.namespace] = objs
 	}
-	old, existed := objs.put(k.name, obj)
+	oldP, existed := objs.put(k.name, p)
 	s.seen(obj)
-	if !existed {
+	var old any
+	if existed {
+		old = s.object(oldP)
+	} else {
 		s.count++
-		old = nil
 	}
 	return s.updateIndicesLocked(k, old, obj)
 }
@@ -196,10 +233,11 @@ func (s *objectStore) deleteLocked(k objectKey) error {
 	if objs == nil {
 		return nil
 	}
-	old, ok := objs.delete(k.name)
+	oldP, ok := objs.delete(k.name)
 	if !ok {
 		return nil
 	}
+	old := s.object(oldP)
 	s.seen(old)
 	if objs.len() == 0 {
 		delete(s.byNS, k.namespace)
@@ -271,7 +309,7 @@ func (s *objectStore) ListKeys() []string {
 	defer s.mu.RUnlock()
 	out := make([]string, 0, s.count)
 	for ns, objs := range s.byNS {
-		objs.each(func(name string, _ any) bool {
+		objs.each(func(name string, _ unsafe.Pointer) bool {
 			out = append(out, objectKey{ns, name}.String())
 			return true
 		})
@@ -398,7 +436,7 @@ func (s *objectStore) IndexKeys(indexName, value string) ([]string, error) {
 	var out []string
 	if indexName == toolscache.NamespaceIndex {
 		if objs := s.byNS[value]; objs != nil {
-			objs.each(func(name string, _ any) bool {
+			objs.each(func(name string, _ unsafe.Pointer) bool {
 				out = append(out, objectKey{value, name}.String())
 				return true
 			})

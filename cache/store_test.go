@@ -189,3 +189,18 @@ func TestParseKey(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectStoreHoldsOneType checks that a store refuses, by name, objects
+// of a Go type other than the first it stored, and non-pointers.
+func TestObjectStoreHoldsOneType(t *testing.T) {
+	s := newObjectStore(nil)
+	require.NoError(t, s.Add(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}}))
+	err := s.Add(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "b"}})
+	assert.ErrorContains(t, err, "the store holds *v1.ConfigMap, not *v1.Secret")
+	assert.Error(t, s.Add(corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}}), "not a pointer")
+	assert.Equal(t, []string{"ns/a"}, s.ListKeys())
+	got, ok, err := s.GetByKey("ns/a")
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, "a", got.(*corev1.ConfigMap).Name)
+}

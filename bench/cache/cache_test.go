@@ -178,8 +178,10 @@ const hotKeys = 1000
 
 // BenchmarkCacheRead measures reads of a synced cache of ConfigMaps
 // (-configmaps, default 100k, in 100 namespaces): Get with and without a
-// deep copy (ns/op per Get), over all the ConfigMaps in a scattered order
-// and over a working set of hotKeys of them (_hot), List of one namespace (1k objects at 100k) and
+// deep copy, and each library's cheapest read (get_shared: kubeloop's
+// client.GetShared, controller-runtime's no-copy Get) (ns/op per read),
+// over all the ConfigMaps in a scattered order and over a working set of
+// hotKeys of them (_hot); List of one namespace (1k objects at 100k) and
 // List of everything, with and without copies (ns/op per List).
 func BenchmarkCacheRead(b *testing.B) {
 	ks := keys()
@@ -192,6 +194,8 @@ func BenchmarkCacheRead(b *testing.B) {
 		{"get_nocopy", func(b *testing.B, c cacheUnderTest) { benchGet(b, c, ks, true) }},
 		{"get_copy_hot", func(b *testing.B, c cacheUnderTest) { benchGet(b, c, ks[:min(hotKeys, len(ks))], false) }},
 		{"get_nocopy_hot", func(b *testing.B, c cacheUnderTest) { benchGet(b, c, ks[:min(hotKeys, len(ks))], true) }},
+		{"get_shared", func(b *testing.B, c cacheUnderTest) { benchGetShared(b, c, ks) }},
+		{"get_shared_hot", func(b *testing.B, c cacheUnderTest) { benchGetShared(b, c, ks[:min(hotKeys, len(ks))]) }},
 		{"get_nocopy_parallel", func(b *testing.B, c cacheUnderTest) {
 			var next atomic.Int64
 			b.RunParallel(func(pb *testing.PB) {
@@ -229,6 +233,33 @@ func benchGet(b *testing.B, c cacheUnderTest, ks []types.NamespacedName, noCopy 
 	for b.Loop() {
 		if err := c.get(ctx, ks[i], &cm, noCopy); err != nil {
 			b.Fatal(err)
+		}
+		if i++; i == len(ks) {
+			i = 0
+		}
+	}
+}
+
+// benchGetShared times getShared. Like the other Get cases it does not
+// read the object it gets; it checks before the timer starts that every
+// key reads the object of that name.
+func benchGetShared(b *testing.B, c cacheUnderTest, ks []types.NamespacedName) {
+	ctx := context.Background()
+	var scratch corev1.ConfigMap
+	for _, k := range ks {
+		cm, err := c.getShared(ctx, k, &scratch)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if cm.Namespace != k.Namespace || cm.Name != k.Name {
+			b.Fatalf("read %s, got %s/%s", k, cm.Namespace, cm.Name)
+		}
+	}
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		if cm, err := c.getShared(ctx, ks[i], &scratch); err != nil || cm == nil {
+			b.Fatal(ks[i], err)
 		}
 		if i++; i == len(ks) {
 			i = 0

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -20,6 +21,10 @@ import (
 // libraries run the same code.
 type cacheUnderTest interface {
 	get(ctx context.Context, key types.NamespacedName, obj crclient.Object, noCopy bool) error
+	// getShared is the library's cheapest read of one ConfigMap: kubeloop's
+	// client.GetShared, which returns the cached object itself;
+	// controller-runtime has nothing cheaper than its no-copy Get.
+	getShared(ctx context.Context, key types.NamespacedName, scratch *corev1.ConfigMap) (*corev1.ConfigMap, error)
 	list(ctx context.Context, list crclient.ObjectList, ns string, noCopy bool) error
 	addHandler(ctx context.Context, obj crclient.Object, h toolscache.ResourceEventHandler) (remove func() error, err error)
 	start(ctx context.Context) error
@@ -68,6 +73,10 @@ func (k kubeloopCache) get(ctx context.Context, key types.NamespacedName, obj cr
 	return k.c.Get(ctx, key, obj)
 }
 
+func (k kubeloopCache) getShared(ctx context.Context, key types.NamespacedName, _ *corev1.ConfigMap) (*corev1.ConfigMap, error) {
+	return klclient.GetShared[*corev1.ConfigMap](ctx, k.c, key)
+}
+
 func (k kubeloopCache) list(ctx context.Context, list crclient.ObjectList, ns string, noCopy bool) error {
 	opts := []klclient.ListOption{klclient.InNamespace(ns)}
 	if noCopy {
@@ -98,6 +107,10 @@ func (c crCache) get(ctx context.Context, key types.NamespacedName, obj crclient
 		return c.c.Get(ctx, key, obj, crNoCopy...)
 	}
 	return c.c.Get(ctx, key, obj)
+}
+
+func (c crCache) getShared(ctx context.Context, key types.NamespacedName, scratch *corev1.ConfigMap) (*corev1.ConfigMap, error) {
+	return scratch, c.c.Get(ctx, key, scratch, crNoCopy...)
 }
 
 func (c crCache) list(ctx context.Context, list crclient.ObjectList, ns string, noCopy bool) error {
