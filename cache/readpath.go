@@ -16,11 +16,12 @@ import (
 
 // The Get path. A typed Get of a synced kind costs an atomic load and a
 // short scan to find the kind's entry, the store's lookup by namespace and
-// name (no key is built), and one reflect.Value.Set (after a DeepCopyObject
-// unless the read is no-copy). On a large cache read in random order most
-// of the time goes into CPU cache misses on the store's map, the name
-// strings and the object itself (bench/cache BenchmarkStoreFloor), not into
-// this code.
+// name (no key is built; see nameTable), and one reflect.Value.Set (after
+// a DeepCopyObject unless the read is no-copy); GetShared skips the Set.
+// On a large cache read in random order most of the time goes into CPU
+// cache misses on the store's table, the name bytes and, unless the read
+// is GetShared, the object itself (bench/cache BenchmarkStoreFloor), not
+// into this code.
 
 // Get fills obj with the cached object named by key: a deep copy, or with
 // client.UnsafeDisableDeepCopy the cached object's fields themselves (which

@@ -40,6 +40,11 @@
 //     compared as integers; when one is not an integer the Get reads from
 //     the API server at once. Writes are remembered per kind, namespace and
 //     name until a Get sees the cache caught up, or for at most a minute.
-//     Not covered: List (it may return older objects), DeleteAllOf, dry-run
-//     writes, and writes made by other clients or processes.
+//     GetShared keeps the same guarantee. Not covered: List (it may return
+//     older objects), DeleteAllOf, dry-run writes, and writes made by other
+//     clients or processes.
+//   - Reads without copies: Get with UnsafeDisableDeepCopy fills the
+//     caller's object with the cached object's fields (maps and slices
+//     shared); GetShared returns the cached object itself, with no copy at
+//     all. Either must be treated as read-only.
 package client

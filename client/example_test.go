@@ -142,3 +142,28 @@ func ExampleIgnoreNotFound() {
 	// true
 	// <nil>
 }
+
+// A hot path reads the cached object itself: no copy is made, so the object
+// is read-only. DeepCopy it to change it. From a reader that holds nothing,
+// like this fake client, GetShared is a Get into a new object.
+func ExampleGetShared() {
+	c := fake.NewClientBuilder().WithObjects(&corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"},
+		Data:       map[string]string{"mode": "fast"},
+	}).Build()
+	ctx := context.Background()
+
+	cm, err := client.GetShared[*corev1.ConfigMap](ctx, c, client.ObjectKey{Namespace: "default", Name: "settings"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(cm.Data["mode"])
+
+	changed := cm.DeepCopy()
+	changed.Data["mode"] = "safe"
+	fmt.Println(c.Update(ctx, changed))
+	// Output:
+	// fast
+	// <nil>
+}

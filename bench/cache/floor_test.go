@@ -11,6 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 	corev1 "k8s.io/api/core/v1"
 	toolscache "k8s.io/client-go/tools/cache"
+
+	klclient "github.com/kubeloop/kubeloop/client"
 )
 
 // BenchmarkStoreFloor splits a no-copy Get of BenchmarkCacheRead into its
@@ -21,10 +23,15 @@ import (
 //     with "namespace/name" strings built before the timer starts, then
 //     the struct copy.
 //   - built_key: the same, building the key in a reused buffer per read.
-//   - nsname_map: one map of all the objects keyed by the namespace and
-//     name strings themselves under a RWMutex, then the struct copy: a
-//     bare lookup for comparison (the store keeps one map per namespace).
+//   - nsname_map: one Go map of all the objects keyed by the namespace
+//     and name strings themselves under a RWMutex, then the struct copy: a
+//     bare lookup for comparison (the store keeps one table per namespace).
+//   - prebuilt_key_ptr, nsname_map_ptr: the same lookups without the
+//     struct copy.
+//   - copy_only: the struct copy alone, from pointers found beforehand.
 //   - get: kubeloop's Get with UnsafeDisableDeepCopy.
+//   - get_shared: kubeloop's client.GetShared, which returns the cached
+//     object without copying.
 //
 // cpu-ns/op is the benchmark goroutine's own CPU time per read (it is
 // locked to its thread), which other processes on a shared machine disturb
@@ -51,6 +58,12 @@ func BenchmarkStoreFloor(b *testing.B) {
 		o := obj.(*corev1.ConfigMap)
 		byName[nsName{o.Namespace, o.Name}] = obj
 	}
+	ptrs := make([]*corev1.ConfigMap, len(ks))
+	for i := range ks {
+		obj, _, _ := store.GetByKey(prebuilt[i])
+		ptrs[i] = obj.(*corev1.ConfigMap)
+	}
+	var sink *corev1.ConfigMap
 	var mu sync.RWMutex
 	var cm corev1.ConfigMap
 	buf := make([]byte, 0, 128)
@@ -72,6 +85,25 @@ func BenchmarkStoreFloor(b *testing.B) {
 			obj := byName[nsName{ks[i].Namespace, ks[i].Name}]
 			mu.RUnlock()
 			cm = *obj.(*corev1.ConfigMap)
+		}},
+		{"prebuilt_key_ptr", func(i int) {
+			obj, _, _ := store.GetByKey(prebuilt[i])
+			sink = obj.(*corev1.ConfigMap)
+		}},
+		{"nsname_map_ptr", func(i int) {
+			mu.RLock()
+			obj := byName[nsName{ks[i].Namespace, ks[i].Name}]
+			mu.RUnlock()
+			sink = obj.(*corev1.ConfigMap)
+		}},
+		{"copy_only", func(i int) {
+			cm = *ptrs[i]
+		}},
+		{"get_shared", func(i int) {
+			var err error
+			if sink, err = klclient.GetShared[*corev1.ConfigMap](ctx, c.c, ks[i]); err != nil {
+				b.Fatal(err)
+			}
 		}},
 		{"get", func(i int) {
 			if err := c.get(ctx, ks[i], &cm, true); err != nil {
@@ -96,6 +128,7 @@ func BenchmarkStoreFloor(b *testing.B) {
 		})
 	}
 	_ = cm
+	_ = sink
 }
 
 // threadCPU returns the CPU time of the calling thread.

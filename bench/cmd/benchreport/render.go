@@ -27,7 +27,7 @@ var targets = []target{
 
 	{issue: "cache", what: "memory per cached ConfigMap ≤0.8x controller-runtime's default (100k)", table: "cache-sync", row: "CacheSync/kind=configmaps", unit: "B/object", peer: "controller-runtime", max: 0.8},
 	{issue: "cache", what: "memory per cached Pod ≤0.8x controller-runtime's default (10k)", table: "cache-sync", row: "CacheSync/kind=pods", unit: "B/object", peer: "controller-runtime", max: 0.8},
-	{issue: "cache", what: "no-copy Get ≥20x faster than controller-runtime's default (deep-copying) Get", table: "cache-read", row: "CacheRead/case=get_nocopy", unit: "sec/op", peer: "controller-runtime", peerRow: "CacheRead/case=get_copy", max: 0.05},
+	{issue: "cache", what: "no-copy Get (client.GetShared) ≥20x faster than controller-runtime's default (deep-copying) Get", table: "cache-read", row: "CacheRead/case=get_shared", unit: "sec/op", peer: "controller-runtime", peerRow: "CacheRead/case=get_copy", max: 0.05},
 	{issue: "cache", what: "time until a 100k-ConfigMap cache is synced ≤0.7x controller-runtime's", table: "cache-sync", row: "CacheSync/kind=configmaps", unit: "s/sync", peer: "controller-runtime", max: 0.7},
 
 	{issue: "controller", what: "cold start, 100k ConfigMaps until all reconciled: time ≤0.6x controller-runtime's", table: "e2e", row: "E2E", unit: "s/coldstart", peer: "controller-runtime", max: 0.6},
@@ -156,7 +156,10 @@ const method = `## Method
   held after sync and GC, with the handler removed, divided by the object count. Reads use a
   synced cache of the ConfigMaps in 100 namespaces; Gets visit all the keys in a scattered order,
   the _hot cases cycle through a working set of 1,000 of them;
-  "copy" is each library's default read, "nocopy" is client.UnsafeDisableDeepCopy.
+  "copy" is each library's default read, "nocopy" is client.UnsafeDisableDeepCopy (the cached
+  object's top level copied into the caller's struct), "shared" is each library's cheapest read:
+  kubeloop's client.GetShared, which returns the cached object itself, and controller-runtime's
+  no-copy Get, as it has nothing cheaper. No Get case reads the object it gets.
 - **End to end** (bench/e2e): one child process per stack and run, against the fake API server
   (bench/cmd/fakeapiserver, a separate process on loopback holding the objects pre-encoded in JSON
   and protobuf; each library negotiates its default, protobuf for all three here, and its default
