@@ -94,18 +94,27 @@ func (t *nameTable) get(name string) (unsafe.Pointer, bool) {
 	if t == nil {
 		return nil, false
 	}
-	h := maphash.String(t.seed, name)
+	if grp, j, _ := t.find(name); grp != nil {
+		return grp.objs[j], true
+	}
+	return nil, false
+}
+
+// find returns the group and slot holding name, or a nil group, and the
+// name's hash.
+func (t *nameTable) find(name string) (grp *nameGroup, j int, h uint64) {
+	h = maphash.String(t.seed, name)
 	tag := tagOf(h)
 	for g := t.home(h); ; {
-		grp := &t.groups[g]
+		gp := &t.groups[g]
 		for j := range groupSlots {
-			switch grp.tags[j] {
+			switch gp.tags[j] {
 			case tag:
-				if t.nameAt(grp.refs[j]) == name {
-					return grp.objs[j], true
+				if t.nameAt(gp.refs[j]) == name {
+					return gp, j, h
 				}
 			case tagEmpty:
-				return nil, false
+				return nil, 0, h
 			}
 		}
 		if g++; g == len(t.groups) {
@@ -119,41 +128,34 @@ func (t *nameTable) put(name string, obj unsafe.Pointer) (old unsafe.Pointer, ex
 	if (t.used+1)*5 > len(t.groups)*groupSlots*4 { // keep a fifth of the slots empty
 		t.rebuild(groupsFor(t.live + 1))
 	}
-	h := maphash.String(t.seed, name)
-	tag := tagOf(h)
-	freeG, freeJ := -1, 0
+	grp, j, h := t.find(name)
+	if grp != nil {
+		old, grp.objs[j] = grp.objs[j], obj
+		return old, true
+	}
+	t.insert(h, name, obj)
+	return nil, false
+}
+
+// insert stores a name known to be absent in the first free slot of its
+// probe path: a tombstone, or an empty slot.
+func (t *nameTable) insert(h uint64, name string, obj unsafe.Pointer) {
 	for g := t.home(h); ; {
 		grp := &t.groups[g]
 		for j := range groupSlots {
-			switch grp.tags[j] {
-			case tag:
-				if t.nameAt(grp.refs[j]) == name {
-					old, grp.objs[j] = grp.objs[j], obj
-					return old, true
-				}
-			case tagDeleted:
-				if freeG < 0 {
-					freeG, freeJ = g, j
-				}
-			case tagEmpty:
-				if freeG < 0 {
-					freeG, freeJ = g, j
+			if grp.tags[j] <= tagDeleted {
+				if grp.tags[j] == tagEmpty {
 					t.used++
 				}
-				t.fill(&t.groups[freeG], freeJ, tag, name, obj)
-				return nil, false
+				grp.tags[j], grp.refs[j], grp.objs[j] = tagOf(h), t.appendName(name), obj
+				t.live++
+				return
 			}
 		}
 		if g++; g == len(t.groups) {
 			g = 0
 		}
 	}
-}
-
-// fill sets slot j of grp to name and obj.
-func (t *nameTable) fill(grp *nameGroup, j int, tag uint32, name string, obj unsafe.Pointer) {
-	grp.tags[j], grp.refs[j], grp.objs[j] = tag, t.appendName(name), obj
-	t.live++
 }
 
 // appendName copies name into the table's bytes and returns its offset.
@@ -174,29 +176,16 @@ func entrySize(name string) int {
 
 // delete removes the object named name and returns it.
 func (t *nameTable) delete(name string) (old unsafe.Pointer, ok bool) {
-	h := maphash.String(t.seed, name)
-	tag := tagOf(h)
-	for g := t.home(h); ; {
-		grp := &t.groups[g]
-		for j := range groupSlots {
-			switch grp.tags[j] {
-			case tag:
-				if t.nameAt(grp.refs[j]) == name {
-					old = grp.objs[j]
-					grp.tags[j], grp.objs[j] = tagDeleted, nil
-					t.live--
-					t.garbage += entrySize(name)
-					t.shrink()
-					return old, true
-				}
-			case tagEmpty:
-				return nil, false
-			}
-		}
-		if g++; g == len(t.groups) {
-			g = 0
-		}
+	grp, j, _ := t.find(name)
+	if grp == nil {
+		return nil, false
 	}
+	old = grp.objs[j]
+	grp.tags[j], grp.objs[j] = tagDeleted, nil
+	t.live--
+	t.garbage += entrySize(name)
+	t.shrink()
+	return old, true
 }
 
 // shrink rebuilds the table after a delete when it is mostly empty or its
@@ -218,30 +207,12 @@ func (t *nameTable) rebuild(n int) {
 		grp := &t.groups[i]
 		for j := range groupSlots {
 			if grp.tags[j] > tagDeleted {
-				next.insertNew(grp.tags[j], t.nameAt(grp.refs[j]), grp.objs[j])
+				name := t.nameAt(grp.refs[j])
+				next.insert(maphash.String(next.seed, name), name, grp.objs[j])
 			}
 		}
 	}
 	*t = *next
-}
-
-// insertNew stores a name known to be absent, in a table with no
-// tombstones and room to spare.
-func (t *nameTable) insertNew(tag uint32, name string, obj unsafe.Pointer) {
-	h := maphash.String(t.seed, name)
-	for g := t.home(h); ; {
-		grp := &t.groups[g]
-		for j := range groupSlots {
-			if grp.tags[j] == tagEmpty {
-				t.used++
-				t.fill(grp, j, tag, name, obj)
-				return
-			}
-		}
-		if g++; g == len(t.groups) {
-			g = 0
-		}
-	}
 }
 
 // each calls f with every name and object until f returns false, and
