@@ -64,8 +64,9 @@ func TestGetTypedCopyAndNoCopy(t *testing.T) {
 	}, waitFor, tick)
 }
 
-// TestGetWhileUpdating reads objects without copies while the informer
-// replaces them; run with -race.
+// TestGetWhileUpdating reads objects without copies (Get with
+// UnsafeDisableDeepCopy, and GetShared) while the informer replaces them;
+// run with -race.
 func TestGetWhileUpdating(t *testing.T) {
 	c, srcs := newFakeCache(t, Options{})
 	src := srcs.source(cmGVK)
@@ -97,6 +98,15 @@ func TestGetWhileUpdating(t *testing.T) {
 				}
 				if cm.Name != name || cm.Kind != "ConfigMap" || len(cm.Data["key"]) == 0 {
 					t.Errorf("got %s/%s kind %q data %v, want ns/%s", cm.Namespace, cm.Name, cm.Kind, cm.Data, name)
+					return
+				}
+				shared, err := client.GetShared[*corev1.ConfigMap](ctx, c, client.ObjectKey{Namespace: "ns", Name: name})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if shared.Name != name || shared.Kind != "ConfigMap" || len(shared.Data["key"]) == 0 {
+					t.Errorf("shared: got %s/%s kind %q data %v, want ns/%s", shared.Namespace, shared.Name, shared.Kind, shared.Data, name)
 					return
 				}
 			}
