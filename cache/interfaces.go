@@ -11,9 +11,10 @@ import (
 
 // Cache is a read-only, eventually consistent view of the cluster built from
 // List-Watch informers, one per kind. It serves client.Reader calls from
-// memory and hands out informers for event handlers.
+// memory, hands out the cached objects themselves to client.GetShared, and
+// hands out informers for event handlers.
 type Cache interface {
-	client.Reader
+	client.SharedReader
 	Informers
 }
 
