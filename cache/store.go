@@ -162,10 +162,10 @@ func (s *objectStore) each(f func(key objectKey, obj any) bool) {
 	}
 }
 
-// eachInLocked calls f for every object of namespace ns. The caller
+// eachIn calls f for every object of objs, which may be nil. The caller
 // holds s.mu.
-func (s *objectStore) eachInLocked(ns string, f func(obj any)) {
-	if objs := s.byNS[ns]; objs != nil {
+func (s *objectStore) eachIn(objs *nameTable, f func(obj any)) {
+	if objs != nil {
 		objs.each(func(_ string, p unsafe.Pointer) bool { f(s.object(p)); return true })
 	}
 }
@@ -297,8 +297,8 @@ func (s *objectStore) List() []any {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]any, 0, s.count)
-	for ns := range s.byNS {
-		s.eachInLocked(ns, func(obj any) { out = append(out, obj) })
+	for _, objs := range s.byNS {
+		s.eachIn(objs, func(obj any) { out = append(out, obj) })
 	}
 	return out
 }
@@ -406,7 +406,7 @@ func (s *objectStore) Index(indexName string, obj any) ([]any, error) {
 	if indexName == toolscache.NamespaceIndex {
 		var out []any
 		for _, v := range values {
-			s.eachInLocked(v, func(obj any) { out = append(out, obj) })
+			s.eachIn(s.byNS[v], func(obj any) { out = append(out, obj) })
 		}
 		return out, nil
 	}
@@ -474,8 +474,9 @@ func (s *objectStore) ByIndex(indexName, value string) ([]any, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if indexName == toolscache.NamespaceIndex {
-		out := make([]any, 0, s.byNS[value].len())
-		s.eachInLocked(value, func(obj any) { out = append(out, obj) })
+		objs := s.byNS[value]
+		out := make([]any, 0, objs.len())
+		s.eachIn(objs, func(obj any) { out = append(out, obj) })
 		return out, nil
 	}
 	set := s.indices[indexName][value]
@@ -517,8 +518,8 @@ func (s *objectStore) AddIndexers(indexers toolscache.Indexers) error {
 	var errs []error
 	for name, fn := range indexers {
 		index := map[string]map[objectKey]struct{}{}
-		for ns := range s.byNS {
-			s.eachInLocked(ns, func(obj any) {
+		for _, objs := range s.byNS {
+			s.eachIn(objs, func(obj any) {
 				k, err := keyOf(obj) // the object's own strings, not the table's
 				if err == nil {
 					var values []string
