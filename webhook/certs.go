@@ -11,34 +11,51 @@ import (
 	"github.com/go-logr/logr"
 )
 
-// certCheckInterval is how often, at most, the certificate files are read
+// CertCheckInterval is how often, at most, a CertWatcher reads its files
 // again to see whether they changed.
-const certCheckInterval = time.Second
+const CertCheckInterval = time.Second
 
-// certWatcher serves a key pair from two files and picks up new contents
-// without a restart. It needs no goroutine: GetCertificate, called on each
-// TLS handshake, re-reads the files when certCheckInterval has passed since
-// the last look, and swaps the pair when their bytes changed and form a
-// valid pair. A half-written rotation (new certificate, old key) is ignored
-// until both match, and the old pair is served meanwhile.
-type certWatcher struct {
+// CertWatcher serves a key pair from two files and picks up new contents
+// without a restart; the webhook Server and the manager's HTTPS metrics
+// server use it, and any tls.Config can (set GetCertificate). It needs no
+// goroutine: GetCertificate, called on each TLS handshake, re-reads the
+// files when CertCheckInterval has passed since the last look, and swaps
+// the pair when their bytes changed and form a valid pair. A half-written
+// rotation (new certificate, old key) is ignored until both match, and the
+// old pair is served meanwhile. It replaces controller-runtime's
+// certwatcher package.
+type CertWatcher struct {
 	certPath, keyPath string
-	log               logr.Logger
 
 	mu        sync.Mutex
+	log       logr.Logger
 	cert      *tls.Certificate
 	certPEM   []byte
 	keyPEM    []byte
 	lastCheck time.Time
 }
 
-func newCertWatcher(certPath, keyPath string, log logr.Logger) *certWatcher {
-	return &certWatcher{certPath: certPath, keyPath: keyPath, log: log}
+// NewCertWatcher returns a watcher of the PEM files certPath and keyPath
+// that logs reloads and failed reloads to log (the zero Logger discards).
+// It reads nothing until Load or GetCertificate.
+func NewCertWatcher(certPath, keyPath string, log logr.Logger) *CertWatcher {
+	if log.GetSink() == nil {
+		log = logr.Discard()
+	}
+	return &CertWatcher{certPath: certPath, keyPath: keyPath, log: log}
 }
 
-// load reads the pair for the first time; an error means there is nothing
-// to serve.
-func (c *certWatcher) load() error {
+// setLogger replaces the logger (a Server adopting its manager's).
+func (c *CertWatcher) setLogger(log logr.Logger) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.log = log
+}
+
+// Load reads the pair now; an error means there is nothing to serve yet.
+// Call it before serving, so that a missing or broken pair fails start-up
+// instead of every handshake.
+func (c *CertWatcher) Load() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.reloadLocked(time.Now())
@@ -46,10 +63,10 @@ func (c *certWatcher) load() error {
 
 // GetCertificate returns the current pair, refreshed when the files
 // changed. It has tls.Config.GetCertificate's signature.
-func (c *certWatcher) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+func (c *CertWatcher) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if now := time.Now(); now.Sub(c.lastCheck) >= certCheckInterval {
+	if now := time.Now(); now.Sub(c.lastCheck) >= CertCheckInterval {
 		if err := c.reloadLocked(now); err != nil {
 			c.log.Error(err, "webhook: certificate not reloaded; serving the previous one")
 		}
@@ -60,7 +77,7 @@ func (c *certWatcher) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, er
 	return c.cert, nil
 }
 
-func (c *certWatcher) reloadLocked(now time.Time) error {
+func (c *CertWatcher) reloadLocked(now time.Time) error {
 	c.lastCheck = now
 	certPEM, err := os.ReadFile(c.certPath)
 	if err != nil {

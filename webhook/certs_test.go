@@ -27,8 +27,8 @@ func TestCertWatcherReloadsChangedFiles(t *testing.T) {
 	require.NoError(t, WritePair(dir, certA, keyA))
 
 	synctest.Test(t, func(t *testing.T) {
-		w := newCertWatcher(filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"), logr.Discard())
-		require.NoError(t, w.load())
+		w := NewCertWatcher(filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"), logr.Discard())
+		require.NoError(t, w.Load())
 		got, err := w.GetCertificate(nil)
 		require.NoError(t, err)
 		assert.Equal(t, serialA.String(), serial(t, got))
@@ -39,7 +39,7 @@ func TestCertWatcherReloadsChangedFiles(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, serialA.String(), serial(t, got), "files are looked at no more than once per interval")
 
-		time.Sleep(certCheckInterval)
+		time.Sleep(CertCheckInterval)
 		got, err = w.GetCertificate(nil)
 		require.NoError(t, err)
 		assert.Equal(t, serialB.String(), serial(t, got), "the new pair is served after the interval")
@@ -47,14 +47,14 @@ func TestCertWatcherReloadsChangedFiles(t *testing.T) {
 		// A half-done rotation: a new certificate beside the old key.
 		certC, _, _ := ca.Serving()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "tls.crt"), certC, 0o600))
-		time.Sleep(certCheckInterval)
+		time.Sleep(CertCheckInterval)
 		got, err = w.GetCertificate(nil)
 		require.NoError(t, err)
 		assert.Equal(t, serialB.String(), serial(t, got), "a mismatched pair is ignored")
 
 		// Removed files keep the last good pair too.
 		require.NoError(t, os.Remove(filepath.Join(dir, "tls.key")))
-		time.Sleep(certCheckInterval)
+		time.Sleep(CertCheckInterval)
 		got, err = w.GetCertificate(nil)
 		require.NoError(t, err)
 		assert.Equal(t, serialB.String(), serial(t, got))
@@ -63,14 +63,14 @@ func TestCertWatcherReloadsChangedFiles(t *testing.T) {
 
 func TestCertWatcherLoadFails(t *testing.T) {
 	dir := t.TempDir()
-	w := newCertWatcher(filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"), logr.Discard())
-	assert.ErrorContains(t, w.load(), "tls.crt")
+	w := NewCertWatcher(filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"), logr.Discard())
+	assert.ErrorContains(t, w.Load(), "tls.crt")
 	_, err := w.GetCertificate(nil)
 	assert.ErrorContains(t, err, "no certificate loaded")
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tls.crt"), []byte("junk"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tls.key"), []byte("junk"), 0o600))
-	assert.ErrorContains(t, w.load(), "key pair")
+	assert.ErrorContains(t, w.Load(), "key pair")
 }
 
 func TestOptionsDefaults(t *testing.T) {

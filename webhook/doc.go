@@ -36,6 +36,9 @@
 //   - Start returns after the listener is closed and every request in flight
 //     has been answered (or Options.ShutdownTimeout passed).
 //   - NeedLeaderElection is false: every replica serves.
+//   - A Server handed to a manager (manager.Options.WebhookServer) whose
+//     Options left Metrics or Logger zero uses the manager's registry and
+//     logger (Server.UseDefaults), so its series and logs are not lost.
 //
 // Differences from controller-runtime: ManagedBy(mgr, obj) replaces
 // NewWebhookManagedBy(mgr).For(obj), so that WithDefaulter and WithValidator
@@ -44,6 +47,6 @@
 // negative (AnyPort) picks a free port instead of disabling the server (a
 // manager without a webhook server has none); Options.WebhookMux and
 // ClientCAName are absent (use TLSOpts for client certificates); paths are
-// matched exactly; the certificate watcher is internal, not a certwatcher
-// package.
+// matched exactly; the certificate watcher is CertWatcher in this package,
+// not a certwatcher package.
 package webhook

@@ -66,7 +66,7 @@ func register[C prometheus.Collector](reg prometheus.Registerer, errs *[]error, 
 	return c
 }
 
-// instrument wraps the handler of path: it limits the body, counts and
+// instrument wraps the handler of path (s.mu is held): it limits the body, counts and
 // times the request, puts the path's logger and a panic recorder into the
 // request's context, and turns a panic that escapes h into a 500.
 func (s *Server) instrument(path string, h http.Handler) http.Handler {
@@ -74,6 +74,7 @@ func (s *Server) instrument(path string, h http.Handler) http.Handler {
 	inFlight := s.metrics.inFlight.WithLabelValues(path)
 	latency := s.metrics.latency.WithLabelValues(path)
 	panics := s.metrics.panics.WithLabelValues(path)
+	requests := s.metrics.requests
 	limit := s.opts.MaxRequestBytes
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -90,7 +91,7 @@ func (s *Server) instrument(path string, h http.Handler) http.Handler {
 			}
 			inFlight.Dec()
 			latency.Observe(time.Since(start).Seconds())
-			s.metrics.requests.WithLabelValues(path, strconv.Itoa(rw.code())).Inc()
+			requests.WithLabelValues(path, strconv.Itoa(rw.code())).Inc()
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}

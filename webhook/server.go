@@ -5,7 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"log"
+	stdlog "log"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -15,36 +15,81 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Server is an HTTPS server for admission and conversion webhooks. It is a
 // manager runnable that needs no leadership: every replica serves, since the
 // API server calls any of them.
 type Server struct {
+	certs *CertWatcher
+	// ownMetrics and ownLogger record that NewServer's Options set Metrics
+	// and Logger; UseDefaults keeps them then.
+	ownMetrics, ownLogger bool
+
+	mu         sync.RWMutex
 	opts       Options
 	metrics    *metrics
 	metricsErr error
-	certs      *certWatcher
+	handlers   map[string]route
+	started    bool
+	addr       net.Addr // while serving
+}
 
-	mu       sync.RWMutex
-	handlers map[string]http.Handler
-	started  bool
-	addr     net.Addr // while serving
+// route is a registered handler, as given and as served (instrumented).
+type route struct {
+	given, served http.Handler
 }
 
 // NewServer returns a Server configured by opts. It does not listen until
 // Start.
 func NewServer(opts Options) *Server {
+	own := opts
 	opts = opts.withDefaults()
 	m, err := newMetrics(opts.Metrics)
 	return &Server{
 		opts:       opts,
+		ownMetrics: own.Metrics != nil,
+		ownLogger:  own.Logger.GetSink() != nil,
 		metrics:    m,
 		metricsErr: err,
-		certs: newCertWatcher(filepath.Join(opts.CertDir, opts.CertName),
+		certs: NewCertWatcher(filepath.Join(opts.CertDir, opts.CertName),
 			filepath.Join(opts.CertDir, opts.KeyName), opts.Logger),
-		handlers: map[string]http.Handler{},
+		handlers: map[string]route{},
 	}
+}
+
+// UseDefaults gives the Server a metrics registerer and a logger for the
+// Options NewServer was given zero: a manager calls it with its own
+// registry and logger for the Server in manager.Options.WebhookServer, so
+// that a Server built by the user (the kubebuilder scaffold's pattern)
+// exports its controller_runtime_webhook_* series and logs where the
+// manager's do. Options.Metrics and Options.Logger set explicitly are
+// kept; a nil metrics or a zero log changes nothing. Handlers registered
+// before are served with the new ones. It fails once Start was called.
+func (s *Server) UseDefaults(metrics prometheus.Registerer, log logr.Logger) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		return errors.New("webhook: UseDefaults after Start")
+	}
+	changed := false
+	if !s.ownMetrics && metrics != nil {
+		s.opts.Metrics = metrics
+		s.metrics, s.metricsErr = newMetrics(metrics)
+		changed = true
+	}
+	if !s.ownLogger && log.GetSink() != nil {
+		s.opts.Logger = log
+		s.certs.setLogger(log)
+		changed = true
+	}
+	if changed {
+		for path, r := range s.handlers {
+			s.handlers[path] = route{given: r.given, served: s.instrument(path, r.given)}
+		}
+	}
+	return nil
 }
 
 // Register serves h at exactly path (no prefix matching), before or after
@@ -69,7 +114,7 @@ func (s *Server) register(path string, h http.Handler) error {
 	if _, dup := s.handlers[path]; dup {
 		return fmt.Errorf("webhook: path %s is already registered", path)
 	}
-	s.handlers[path] = s.instrument(path, h)
+	s.handlers[path] = route{given: h, served: s.instrument(path, h)}
 	s.opts.Logger.V(1).Info("webhook registered", "path", path)
 	return nil
 }
@@ -92,7 +137,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	h.ServeHTTP(w, r)
+	h.served.ServeHTTP(w, r)
 }
 
 // NeedLeaderElection returns false: webhooks are served on every replica.
@@ -122,11 +167,12 @@ func (s *Server) Start(ctx context.Context) error {
 		return errors.New("webhook: server already started")
 	}
 	s.started = true
+	metricsErr, log := s.metricsErr, s.opts.Logger
 	s.mu.Unlock()
-	if s.metricsErr != nil {
-		return s.metricsErr
+	if metricsErr != nil {
+		return metricsErr
 	}
-	if err := s.certs.load(); err != nil {
+	if err := s.certs.Load(); err != nil {
 		return err
 	}
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: s.certs.GetCertificate}
@@ -148,7 +194,7 @@ func (s *Server) Start(ctx context.Context) error {
 		ReadHeaderTimeout: 32 * time.Second,
 		IdleTimeout:       90 * time.Second,
 		MaxHeaderBytes:    1 << 20,
-		ErrorLog:          log.New(logWriter{s.opts.Logger.V(1)}, "", 0),
+		ErrorLog:          stdlog.New(logWriter{log.V(1)}, "", 0),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	s.mu.Lock()
@@ -159,7 +205,7 @@ func (s *Server) Start(ctx context.Context) error {
 		s.addr = nil
 		s.mu.Unlock()
 	}()
-	s.opts.Logger.Info("serving webhooks", "addr", ln.Addr().String(), "certDir", s.opts.CertDir)
+	log.Info("serving webhooks", "addr", ln.Addr().String(), "certDir", s.opts.CertDir)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.ServeTLS(ln, "", "") }()
@@ -171,11 +217,11 @@ func (s *Server) Start(ctx context.Context) error {
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
-		s.opts.Logger.Error(err, "webhook: graceful shutdown did not finish; closing connections")
+		log.Error(err, "webhook: graceful shutdown did not finish; closing connections")
 		_ = srv.Close()
 	}
 	<-served
-	s.opts.Logger.Info("stopped serving webhooks")
+	log.Info("stopped serving webhooks")
 	return nil
 }
 
