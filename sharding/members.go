@@ -1,0 +1,87 @@
+package sharding
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeloop/kubeloop/client"
+)
+
+// view is the ring's membership as read from its shard Leases at one
+// moment: the shards whose Lease is valid, the hash ring over them, and
+// the Leases of shards that are gone (expired or released).
+type view struct {
+	at    time.Time
+	ring  *HashRing
+	alive map[string]bool
+	dead  map[string]coordinationv1.Lease // by shard name
+}
+
+// readView lists the ring's shard Leases and judges each at the time of
+// the read.
+func readView(ctx context.Context, r client.Reader, namespace, ring string, vnodes int) (*view, error) {
+	var leases coordinationv1.LeaseList
+	if err := r.List(ctx, &leases, client.InNamespace(namespace), client.MatchingLabels{RingLabel: ring}); err != nil {
+		return nil, fmt.Errorf("sharding: ring %q: list shard leases in %s: %w", ring, namespace, err)
+	}
+	now := time.Now()
+	v := &view{at: now, alive: map[string]bool{}, dead: map[string]coordinationv1.Lease{}}
+	var names []string
+	for _, l := range leases.Items {
+		shard := l.Labels[ShardNameLabel]
+		if shard == "" {
+			continue
+		}
+		if expired(&l, now) {
+			v.dead[shard] = l
+			continue
+		}
+		v.alive[shard] = true
+		names = append(names, shard)
+	}
+	slices.Sort(names)
+	v.ring = NewHashRing(names, vnodes)
+	return v, nil
+}
+
+// gone reports whether shard is known to be gone: its Lease is in the
+// view as expired or released, or, for a shard the view does not know
+// (its Lease may be newer than the view), a fresh read finds no Lease or
+// an expired one. A shard that holds no Lease reconciles nothing, so its
+// objects may be given to others.
+func (v *view) gone(ctx context.Context, r client.Reader, namespace, ring, shard string) (bool, error) {
+	if v.alive[shard] {
+		return false, nil
+	}
+	if _, ok := v.dead[shard]; ok {
+		return true, nil
+	}
+	var l coordinationv1.Lease
+	err := r.Get(ctx, client.ObjectKey{Namespace: namespace, Name: leaseName(ring, shard)}, &l)
+	if apierrors.IsNotFound(err) {
+		v.dead[shard] = coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: leaseName(ring, shard), Namespace: namespace}}
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("sharding: ring %q: get lease of shard %q: %w", ring, shard, err)
+	}
+	if expired(&l, time.Now()) {
+		v.dead[shard] = l
+		return true, nil
+	}
+	// Alive, but newer than the view: leave its objects alone until the
+	// next view includes it.
+	return false, nil
+}
+
+// leaseName is the name of shard's Lease in ring.
+func leaseName(ring, shard string) string { return ring + "-shard-" + shard }
+
+// sharderLeaseName is the name of the Lease that elects ring's sharder.
+func sharderLeaseName(ring string) string { return ring + "-sharder" }

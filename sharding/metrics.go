@@ -1,0 +1,73 @@
+package sharding
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are the ring's collectors. Every one has the label "ring"; a
+// second ring on one registry fails to register them.
+type metrics struct {
+	shards      *prometheus.GaugeVec
+	objects     *prometheus.GaugeVec
+	moves       *prometheus.CounterVec
+	assignments *prometheus.CounterVec
+	drain       *prometheus.HistogramVec
+	leaseHeld   *prometheus.GaugeVec
+	leading     *prometheus.GaugeVec
+	sweep       *prometheus.HistogramVec
+}
+
+func newMetrics(reg prometheus.Registerer, ring string) (*metrics, error) {
+	m := &metrics{
+		shards: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "kubeloop_sharding_shards_alive",
+			Help: "Shards of the ring whose Lease is valid, as this replica last read them.",
+		}, []string{"ring"}),
+		objects: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "kubeloop_sharding_objects",
+			Help: "Sharded objects per shard at the end of the sharder's last complete sweep (set on the sharder replica).",
+		}, []string{"ring", "shard"}),
+		moves: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kubeloop_sharding_moves_total",
+			Help: "Moves of objects between shards: drain (a drain requested by the sharder), lost (reassigned from a shard that is gone), handover (a drain acknowledged by this shard).",
+		}, []string{"ring", "reason"}),
+		assignments: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kubeloop_sharding_assignments_total",
+			Help: "Unassigned objects given a shard, by the webhook or by the sweep.",
+		}, []string{"ring", "by"}),
+		drain: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "kubeloop_sharding_drain_seconds",
+			Help:    "Time from the sharder's drain request to this shard's acknowledgment.",
+			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60},
+		}, []string{"ring"}),
+		leaseHeld: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "kubeloop_sharding_shard_lease_held",
+			Help: "1 while this replica holds its shard Lease.",
+		}, []string{"ring", "shard"}),
+		leading: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "kubeloop_sharding_sharder_leading",
+			Help: "1 while this replica runs the ring's sharder.",
+		}, []string{"ring"}),
+		sweep: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "kubeloop_sharding_sweep_seconds",
+			Help:    "Duration of the sharder's sweeps over the sharded objects.",
+			Buckets: prometheus.ExponentialBuckets(0.01, 2.5, 10),
+		}, []string{"ring"}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	for _, c := range []prometheus.Collector{m.shards, m.objects, m.moves, m.assignments, m.drain, m.leaseHeld, m.leading, m.sweep} {
+		if err := reg.Register(c); err != nil {
+			var are prometheus.AlreadyRegisteredError
+			if errors.As(err, &are) {
+				return nil, fmt.Errorf("%w: ring %q: sharding metrics are already registered (a manager runs one ring)", ErrOtherRing, ring)
+			}
+			return nil, fmt.Errorf("sharding: ring %q: register metrics: %w", ring, err)
+		}
+	}
+	return m, nil
+}

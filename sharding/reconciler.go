@@ -1,0 +1,164 @@
+package sharding
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/reconcile"
+	"github.com/kubeloop/kubeloop/webhook/admission"
+)
+
+// Reconciler wraps inner, the reconciler of the sharded kind of obj (a
+// prototype from Options.Objects), with the shard's gate:
+//   - it calls inner only while this shard holds a valid Lease and Start
+//     is not stopping; otherwise it requeues after RetryPeriod. inner's
+//     context ends when the Lease is lost, released or about to lapse;
+//   - a request for an object that carries this ring's drain label is not
+//     passed to inner: the gate acknowledges the drain by removing the
+//     shard and drain labels (only if the object is still this shard's),
+//     which hands the object to its new shard. The workqueue never runs
+//     two reconciles of one key at once, so the reconcile in flight when
+//     the drain was requested has finished by then;
+//   - the NotFound that follows a handover (the object left this shard's
+//     cache) is not passed to inner either, so that inner does not take a
+//     move for a deletion.
+//
+// It fails when obj's kind is not one of Options.Objects.
+func (r *Ring) Reconciler(obj client.Object, inner reconcile.Reconciler) (reconcile.Reconciler, error) {
+	gvk, err := r.c.GroupVersionKindFor(obj)
+	if err != nil {
+		return nil, fmt.Errorf("%w: ring %q: %T: %w", ErrNotInScheme, r.opts.Ring, obj, err)
+	}
+	k, ok := r.kindOf(gvk.GroupKind())
+	if !ok || k.controlled {
+		return nil, fmt.Errorf("%w: ring %q: %s is not one of Options.Objects", ErrInvalidOptions, r.opts.Ring, gvk.Kind)
+	}
+	if inner == nil {
+		return nil, fmt.Errorf("%w: ring %q: nil reconciler for %s", ErrInvalidOptions, r.opts.Ring, gvk.Kind)
+	}
+	return &gate{r: r, k: k, inner: inner}, nil
+}
+
+type gate struct {
+	r     *Ring
+	k     kind
+	inner reconcile.Reconciler
+}
+
+func (g *gate) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	r := g.r
+	if !r.enter() {
+		return reconcile.Result{RequeueAfter: r.opts.RetryPeriod}, nil
+	}
+	defer r.leave()
+
+	obj, err := r.c.Scheme().New(g.k.gvk)
+	if err != nil {
+		return reconcile.Result{}, fmt.Errorf("sharding: ring %q: new %s: %w", r.opts.Ring, g.k.gvk.Kind, err)
+	}
+	cobj := obj.(client.Object)
+	reader := client.Reader(r.c)
+	if b := r.reader.Load(); b != nil {
+		reader = b.r
+	}
+	hkey := g.k.gvk.Kind + "/" + req.String()
+	err = reader.Get(ctx, req.NamespacedName, cobj)
+	switch {
+	case apierrors.IsNotFound(err):
+		r.mu.Lock()
+		_, moved := r.handedOver[hkey]
+		delete(r.handedOver, hkey)
+		r.mu.Unlock()
+		if moved {
+			return reconcile.Result{}, nil
+		}
+	case err != nil:
+		return reconcile.Result{}, err
+	case cobj.GetLabels()[r.drainKey] != "":
+		return g.handOver(ctx, cobj, hkey)
+	}
+	ictx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(r.fenceCtx, cancel)
+	defer stop()
+	return g.inner.Reconcile(ictx, req)
+}
+
+// handOver acknowledges a drain: a JSON patch that tests that the object
+// is still this shard's and draining, and removes both labels.
+func (g *gate) handOver(ctx context.Context, obj client.Object, hkey string) (reconcile.Result, error) {
+	r := g.r
+	lbl := obj.GetLabels()
+	if lbl[r.shardKey] != r.opts.Shard {
+		return reconcile.Result{}, nil // not ours (a stale read): nothing to hand over
+	}
+	ops := []admission.PatchOperation{
+		{Op: "test", Path: "/metadata/labels/" + escapePointer(r.shardKey), Value: r.opts.Shard},
+		{Op: "test", Path: "/metadata/labels/" + escapePointer(r.drainKey), Value: lbl[r.drainKey]},
+		{Op: "remove", Path: "/metadata/labels/" + escapePointer(r.shardKey)},
+		{Op: "remove", Path: "/metadata/labels/" + escapePointer(r.drainKey)},
+	}
+	data, err := json.Marshal(ops)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	r.mu.Lock()
+	r.handedOver[hkey] = struct{}{}
+	r.mu.Unlock()
+	err = r.c.Patch(ctx, obj, client.RawPatch(types.JSONPatchType, data))
+	switch {
+	case err == nil:
+	case apierrors.IsNotFound(err), rejectedPatch(err):
+		// Deleted, or the test failed: the labels changed (already handed
+		// over, or reassigned by the sharder). Not ours either way.
+		return reconcile.Result{}, nil
+	default:
+		r.mu.Lock()
+		delete(r.handedOver, hkey)
+		r.mu.Unlock()
+		return reconcile.Result{}, fmt.Errorf("sharding: ring %q: hand over %s %s: %w", r.opts.Ring, g.k.gvk.Kind, client.ObjectKeyFromObject(obj), err)
+	}
+	r.metrics.moves.WithLabelValues(r.opts.Ring, "handover").Inc()
+	if ms, err := strconv.ParseInt(lbl[r.drainKey], 10, 64); err == nil {
+		r.metrics.drain.WithLabelValues(r.opts.Ring).Observe(time.Since(time.UnixMilli(ms)).Seconds())
+	}
+	r.log.V(1).Info("handed over", "kind", g.k.gvk.Kind, "object", client.ObjectKeyFromObject(obj).String())
+	return reconcile.Result{}, nil
+}
+
+// enter admits a reconcile when the shard holds its Lease and is not
+// stopping.
+func (r *Ring) enter() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.accepting || !r.shard.valid(time.Now()) {
+		return false
+	}
+	r.inflight++
+	return true
+}
+
+func (r *Ring) leave() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inflight--
+	if r.inflight == 0 {
+		r.idle.Broadcast()
+	}
+}
+
+// rejectedPatch reports whether the API server rejected a JSON patch as
+// invalid (422): a failed test operation.
+func rejectedPatch(err error) bool {
+	var st apierrors.APIStatus
+	return apierrors.IsInvalid(err) || (errors.As(err, &st) && st.Status().Code == http.StatusUnprocessableEntity)
+}

@@ -1,0 +1,298 @@
+package sharding
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubeloop/kubeloop/client"
+)
+
+// campaign runs for the ring's sharder Lease until ctx ends and, while it
+// holds it, runs the sharder. A lost sharder Lease stops the sharder and
+// the campaign starts over; the shard itself is unaffected.
+func (r *Ring) campaign(ctx context.Context) {
+	for ctx.Err() == nil {
+		el := &lease{
+			c:             r.c,
+			key:           client.ObjectKey{Namespace: r.opts.Namespace, Name: sharderLeaseName(r.opts.Ring)},
+			holder:        r.holder,
+			duration:      r.opts.LeaseDuration,
+			renewDeadline: r.opts.RenewDeadline,
+			retry:         r.opts.RetryPeriod,
+		}
+		if el.acquire(ctx, nil) != nil {
+			return
+		}
+		r.log.Info("running the sharder", "lease", el.key.String())
+		r.metrics.leading.WithLabelValues(r.opts.Ring).Set(1)
+		lead, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			r.runSharder(lead)
+		}()
+		err := el.renew(ctx)
+		stop()
+		<-done
+		r.metrics.leading.WithLabelValues(r.opts.Ring).Set(0)
+		if err != nil {
+			r.log.Error(err, "sharder lease lost; campaigning again")
+			continue
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.RenewDeadline)
+		if err := el.release(rctx); err != nil {
+			r.log.Error(err, "could not release the sharder lease")
+		}
+		cancel()
+	}
+}
+
+// runSharder keeps the webhook configuration up to date and sweeps: at
+// once, when the membership changes, every SweepInterval, and every
+// DrainCheckInterval while drains are pending.
+func (r *Ring) runSharder(ctx context.Context) {
+	next := time.Duration(0)
+	for {
+		timer := time.NewTimer(next)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-r.kick:
+			timer.Stop()
+		case <-timer.C:
+		}
+		if err := r.ensureWebhookConfiguration(ctx); err != nil && ctx.Err() == nil {
+			r.log.Error(err, "cannot update the webhook configuration; the sweep assigns objects meanwhile")
+		}
+		res, err := r.Sweep(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			r.log.Error(err, "sweep failed")
+			next = r.opts.DrainCheckInterval
+		case res.Pending > 0 || res.Conflicts > 0:
+			next = r.opts.DrainCheckInterval
+		default:
+			next = r.opts.SweepInterval
+		}
+	}
+}
+
+// SweepResult counts what one sweep saw and did.
+type SweepResult struct {
+	// Objects is the number of sharded objects listed.
+	Objects int
+	// Assigned were unassigned and got a shard.
+	Assigned int
+	// Reassigned belonged to a shard that is gone and got a live one.
+	Reassigned int
+	// Drains is the number of drains requested.
+	Drains int
+	// Pending are waiting for a drain to be acknowledged, or children for
+	// their owner to move.
+	Pending int
+	// Conflicts are objects that changed between the list and the patch;
+	// the next sweep looks at them again.
+	Conflicts int
+	// PerShard counts the objects assigned to each shard after the sweep.
+	PerShard map[string]int
+}
+
+// Sweep lists every sharded object once, metadata only, from the API
+// server's watch cache (resourceVersion "0"), page by page, and moves each
+// towards its shard on the ring of live shards: it assigns unassigned
+// objects, reassigns the objects of shards that are gone, requests a drain
+// of objects whose shard is alive but no longer theirs, and moves children
+// whose owner already sits on their shard. Every patch carries the
+// resourceVersion it was decided on, so a concurrent change makes it a
+// conflict, not a wrong move. The sharder calls it; it is exported for
+// tests and tools. It keeps one page in memory at a time.
+func (r *Ring) Sweep(ctx context.Context) (SweepResult, error) {
+	start := time.Now()
+	v, err := readView(ctx, r.c, r.opts.Namespace, r.opts.Ring, r.opts.VirtualNodes)
+	if err != nil {
+		return SweepResult{}, err
+	}
+	res := SweepResult{PerShard: map[string]int{}}
+	if v.ring.Len() == 0 {
+		return res, nil
+	}
+	deadBefore := maps.Clone(v.dead)
+	for _, k := range r.kinds {
+		if err := r.sweepKind(ctx, v, k, &res); err != nil {
+			return res, err
+		}
+	}
+	r.metrics.sweep.WithLabelValues(r.opts.Ring).Observe(time.Since(start).Seconds())
+	r.metrics.objects.DeletePartialMatch(map[string]string{"ring": r.opts.Ring})
+	for s, n := range res.PerShard {
+		r.metrics.objects.WithLabelValues(r.opts.Ring, s).Set(float64(n))
+	}
+	// A complete sweep moved every object away from the shards that were
+	// gone when it began: their Leases can go.
+	for shard, l := range deadBefore {
+		if l.ResourceVersion == "" {
+			continue
+		}
+		pre := metav1.Preconditions{ResourceVersion: &l.ResourceVersion}
+		if err := r.c.Delete(ctx, &l, client.Preconditions(pre)); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			r.log.Error(err, "cannot delete the lease of a gone shard", "gone", shard)
+		}
+	}
+	r.log.V(1).Info("swept", "objects", res.Objects, "assigned", res.Assigned, "reassigned", res.Reassigned,
+		"drains", res.Drains, "pending", res.Pending, "conflicts", res.Conflicts, "took", time.Since(start).String())
+	return res, nil
+}
+
+func (r *Ring) sweepKind(ctx context.Context, v *view, k kind, res *SweepResult) error {
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
+	cont := ""
+	for {
+		opts := []client.ListOption{client.Limit(r.opts.SweepPageSize)}
+		if cont == "" {
+			// The first page from the watch cache; later pages follow
+			// its continue token (which fixes the resourceVersion).
+			opts = append(opts, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "0"}})
+		} else {
+			opts = append(opts, client.Continue(cont))
+		}
+		list.Items = nil
+		if err := r.c.List(ctx, list, opts...); err != nil {
+			return fmt.Errorf("sharding: ring %q: sweep %s: %w", r.opts.Ring, k.gvk.Kind, err)
+		}
+		for i := range list.Items {
+			obj := &list.Items[i]
+			obj.SetGroupVersionKind(k.gvk)
+			res.Objects++
+			shard, err := r.place(ctx, v, k, obj, res, true)
+			if err != nil {
+				return err
+			}
+			if shard != "" {
+				res.PerShard[shard]++
+			}
+		}
+		cont = list.Continue
+		if cont == "" {
+			return nil
+		}
+	}
+}
+
+// place decides obj's move and makes it. It returns the shard obj is
+// assigned to afterwards ("" when unknown). On a conflict it reads obj
+// again (once, with retry) and decides anew.
+func (r *Ring) place(ctx context.Context, v *view, k kind, obj *metav1.PartialObjectMetadata, res *SweepResult, retry bool) (string, error) {
+	lbl := obj.GetLabels()
+	cur, draining := lbl[r.shardKey], lbl[r.drainKey] != ""
+	want := v.ring.Shard(Key(k.gvk.GroupKind(), obj))
+	var patch map[string]any
+	switch {
+	case cur == "":
+		patch = map[string]any{r.shardKey: want, r.drainKey: nil}
+		res.Assigned++
+		r.metrics.assignments.WithLabelValues(r.opts.Ring, "sweep").Inc()
+	case cur == want:
+		if draining {
+			res.Pending++
+		}
+		return cur, nil
+	default:
+		gone, err := v.gone(ctx, r.c, r.opts.Namespace, r.opts.Ring, cur)
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case gone:
+			patch = map[string]any{r.shardKey: want, r.drainKey: nil}
+			res.Reassigned++
+			r.metrics.moves.WithLabelValues(r.opts.Ring, "lost").Inc()
+		case !v.alive[cur]:
+			return cur, nil // alive but newer than the view
+		case k.controlled:
+			ok, err := r.ownerOn(ctx, k, obj, want)
+			if err != nil || !ok {
+				res.Pending++
+				return cur, err
+			}
+			patch = map[string]any{r.shardKey: want, r.drainKey: nil}
+			r.metrics.moves.WithLabelValues(r.opts.Ring, "child").Inc()
+		case draining:
+			res.Pending++
+			return cur, nil
+		default:
+			patch = map[string]any{r.drainKey: nowMillis(time.Now())}
+			res.Drains++
+			res.Pending++
+			r.metrics.moves.WithLabelValues(r.opts.Ring, "drain").Inc()
+			want = cur
+		}
+	}
+	err := r.patchLabels(ctx, obj, patch)
+	switch {
+	case err == nil:
+		return want, nil
+	case apierrors.IsNotFound(err):
+		return "", nil
+	case apierrors.IsConflict(err) && retry:
+		fresh := &metav1.PartialObjectMetadata{}
+		fresh.SetGroupVersionKind(k.gvk)
+		if err := r.c.Get(ctx, client.ObjectKeyFromObject(obj), fresh); err != nil {
+			if apierrors.IsNotFound(err) {
+				return "", nil
+			}
+			return "", fmt.Errorf("sharding: ring %q: get %s %s: %w", r.opts.Ring, k.gvk.Kind, client.ObjectKeyFromObject(obj), err)
+		}
+		return r.place(ctx, v, k, fresh, res, false)
+	case apierrors.IsConflict(err):
+		res.Conflicts++
+		return "", nil
+	}
+	return "", fmt.Errorf("sharding: ring %q: label %s %s: %w", r.opts.Ring, k.gvk.Kind, client.ObjectKeyFromObject(obj), err)
+}
+
+// ownerOn reports whether obj's controller owner is assigned to shard.
+func (r *Ring) ownerOn(ctx context.Context, k kind, obj client.Object, shard string) (bool, error) {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	if ref == nil {
+		return true, nil // hashes as itself
+	}
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil {
+		return false, nil
+	}
+	owner := &metav1.PartialObjectMetadata{}
+	owner.SetGroupVersionKind(gv.WithKind(ref.Kind))
+	err = r.c.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: ref.Name}, owner)
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("sharding: ring %q: owner of %s %s: %w", r.opts.Ring, k.gvk.Kind, client.ObjectKeyFromObject(obj), err)
+	}
+	return owner.GetLabels()[r.shardKey] == shard && owner.GetLabels()[r.drainKey] == "", nil
+}
+
+// patchLabels merge-patches obj's labels (nil removes one), with obj's
+// resourceVersion as a precondition.
+func (r *Ring) patchLabels(ctx context.Context, obj *metav1.PartialObjectMetadata, lbl map[string]any) error {
+	data, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"resourceVersion": obj.GetResourceVersion(),
+		"labels":          lbl,
+	}})
+	if err != nil {
+		return err
+	}
+	return r.c.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data))
+}

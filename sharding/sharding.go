@@ -1,0 +1,358 @@
+package sharding
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/util/uuid"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/client/apiutil"
+)
+
+// kind is one sharded kind.
+type kind struct {
+	gvk        schema.GroupVersionKind
+	proto      client.Object
+	controlled bool // a child kind: moved without a drain
+}
+
+// Ring is this replica's membership in one ring: its shard Lease, its view
+// of the other shards, the assignment webhook, the gate in front of its
+// reconcilers, and, on the replica elected among the ring, the sharder.
+// Create it with New, set the cache reader, and run Start once (a manager
+// runnable that needs no leadership).
+type Ring struct {
+	opts     Options
+	c        client.Client // live: Leases, label patches, sweeps
+	kinds    []kind
+	log      logr.Logger
+	metrics  *metrics
+	holder   string // this process's holder identity
+	shardKey string // ShardLabel(ring)
+	drainKey string // DrainLabel(ring)
+
+	shard   *lease
+	view    atomic.Pointer[view]
+	reader  atomic.Pointer[readerBox] // the cache, for the reconcilers' gate
+	started atomic.Bool
+
+	// The gate in front of the reconcilers.
+	mu         sync.Mutex
+	accepting  bool
+	inflight   int
+	idle       *sync.Cond
+	handedOver map[string]struct{} // keys acknowledged, until their NotFound
+	fenceCtx   context.Context     // cancelled when the shard Lease is lost or released
+	fence      context.CancelFunc
+
+	kick chan struct{} // asks the sharder for a sweep now
+}
+
+type readerBox struct{ r client.Reader }
+
+// New checks opts and returns this replica's Ring. c must read from and
+// write to the API server directly (not a cache): it holds the Leases,
+// patches labels and lists for the sweep; its scheme must know every
+// sharded kind. New makes no request.
+func New(c client.Client, opts Options) (*Ring, error) {
+	if c == nil {
+		return nil, fmt.Errorf("%w: the client is nil", ErrInvalidOptions)
+	}
+	o, err := opts.defaulted()
+	if err != nil {
+		return nil, err
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	r := &Ring{
+		opts:       o,
+		c:          c,
+		holder:     o.Shard + "_" + string(uuid.NewUUID()),
+		shardKey:   ShardLabel(o.Ring),
+		drainKey:   DrainLabel(o.Ring),
+		handedOver: map[string]struct{}{},
+		kick:       make(chan struct{}, 1),
+		log:        o.Logger.WithValues("ring", o.Ring, "shard", o.Shard),
+	}
+	r.idle = sync.NewCond(&r.mu)
+	r.fenceCtx, r.fence = context.WithCancel(context.Background())
+	var errs []error
+	seen := map[schema.GroupKind]bool{}
+	add := func(obj client.Object, controlled bool) {
+		gvk, err := apiutil.GVKForObject(obj, c.Scheme())
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: ring %q: sharded kind %T: %w", ErrNotInScheme, o.Ring, obj, err))
+			return
+		}
+		if seen[gvk.GroupKind()] {
+			errs = append(errs, fmt.Errorf("%w: ring %q: kind %s listed twice", ErrInvalidOptions, o.Ring, gvk.Kind))
+			return
+		}
+		seen[gvk.GroupKind()] = true
+		r.kinds = append(r.kinds, kind{gvk: gvk, proto: obj, controlled: controlled})
+	}
+	for _, obj := range o.Objects {
+		add(obj, false)
+	}
+	for _, obj := range o.Controlled {
+		add(obj, true)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if r.metrics, err = newMetrics(o.Metrics, o.Ring); err != nil {
+		return nil, err
+	}
+	r.shard = &lease{
+		c:             c,
+		key:           client.ObjectKey{Namespace: o.Namespace, Name: leaseName(o.Ring, o.Shard)},
+		holder:        r.holder,
+		labels:        map[string]string{RingLabel: o.Ring, ShardNameLabel: o.Shard},
+		duration:      o.LeaseDuration,
+		renewDeadline: o.RenewDeadline,
+		retry:         o.RetryPeriod,
+	}
+	return r, nil
+}
+
+// Name returns the ring's name.
+func (r *Ring) Name() string { return r.opts.Ring }
+
+// Shard returns this replica's shard name.
+func (r *Ring) Shard() string { return r.opts.Shard }
+
+// ShardLabel returns the label key that names an object's shard in this
+// ring.
+func (r *Ring) ShardLabel() string { return r.shardKey }
+
+// DrainLabel returns the label key that marks an object of this ring
+// draining.
+func (r *Ring) DrainLabel() string { return r.drainKey }
+
+// Shards returns the shards alive in this replica's last view of the
+// ring, sorted; nil before the first read.
+func (r *Ring) Shards() []string {
+	if v := r.view.Load(); v != nil {
+		return v.ring.Shards()
+	}
+	return nil
+}
+
+// SetCacheReader sets the reader the reconcilers' gate reads objects
+// from: the cache whose sharded kinds ConfigureCache filtered (the
+// manager's client). Until it is set the gate reads through the live
+// client.
+func (r *Ring) SetCacheReader(reader client.Reader) {
+	r.reader.Store(&readerBox{r: reader})
+}
+
+// ConfigureCache makes co cache, of every sharded kind, only the objects
+// assigned to this shard: it adds the requirement ShardLabel()=Shard() to
+// the kind's label selector (ByObject's, or DefaultLabelSelector's). It
+// copies co.ByObject before changing it. It fails with ErrOtherRing when a
+// kind is already filtered by another ring's shard label, and with
+// ErrNotInScheme when a ByObject key is not in the client's scheme.
+func (r *Ring) ConfigureCache(co *cache.Options) error {
+	byObject := make(map[client.Object]cache.ByObject, len(co.ByObject)+len(r.kinds))
+	maps.Copy(byObject, co.ByObject)
+	keyOf := map[schema.GroupVersionKind]client.Object{}
+	for obj := range byObject {
+		gvk, err := apiutil.GVKForObject(obj, r.c.Scheme())
+		if err != nil {
+			return fmt.Errorf("%w: cache ByObject key %T: %w", ErrNotInScheme, obj, err)
+		}
+		keyOf[gvk] = obj
+	}
+	req, err := labels.NewRequirement(r.shardKey, selection.Equals, []string{r.opts.Shard})
+	if err != nil {
+		return fmt.Errorf("sharding: ring %q: selector: %w", r.opts.Ring, err)
+	}
+	for _, k := range r.kinds {
+		key, ok := keyOf[k.gvk]
+		if !ok {
+			key = k.proto
+		}
+		bo := byObject[key]
+		sel := bo.Label
+		if sel == nil {
+			sel = co.DefaultLabelSelector
+		}
+		if sel == nil {
+			sel = labels.Everything()
+		}
+		reqs, _ := sel.Requirements()
+		for _, q := range reqs {
+			if strings.HasPrefix(q.Key(), ShardLabelPrefix) && q.Key() != r.shardKey {
+				return fmt.Errorf("%w: %s is cached by %s; ring %q cannot shard it too (a manager runs one ring)",
+					ErrOtherRing, k.gvk.Kind, q.Key(), r.opts.Ring)
+			}
+		}
+		bo.Label = sel.Add(*req)
+		byObject[key] = bo
+	}
+	co.ByObject = byObject
+	return nil
+}
+
+// Checker is the readiness check of the shard: it fails until the shard
+// Lease is held and while it is not renewed in time.
+func (r *Ring) Checker(*http.Request) error {
+	if !r.shard.valid(time.Now()) {
+		return fmt.Errorf("sharding: ring %q: shard %q does not hold its Lease %s", r.opts.Ring, r.opts.Shard, r.shard.key)
+	}
+	return nil
+}
+
+// NeedLeaderElection returns false: every replica is a shard.
+func (r *Ring) NeedLeaderElection() bool { return false }
+
+// kindOf returns the sharded kind of gk.
+func (r *Ring) kindOf(gk schema.GroupKind) (kind, bool) {
+	for _, k := range r.kinds {
+		if k.gvk.GroupKind() == gk {
+			return k, true
+		}
+	}
+	return kind{}, false
+}
+
+// Start runs the ring until ctx ends: it acquires the shard Lease (the
+// gate admits reconciles only from then on), renews it, reads the ring's
+// Leases every RetryPeriod, and campaigns for the sharder. When ctx ends
+// it stops admitting reconciles, waits for those in flight, and releases
+// the Lease so the sharder reassigns this shard's objects at once (if a
+// reconcile is still running when the Lease would stop being valid, the
+// Lease is left to expire instead). It returns nil then, or an error
+// wrapping ErrLeaseLost when a renewal failed for RenewDeadline: by then
+// no sharded reconcile runs here any more. Start may be called once.
+func (r *Ring) Start(ctx context.Context) error {
+	if !r.started.CompareAndSwap(false, true) {
+		return fmt.Errorf("sharding: ring %q: Start called more than once", r.opts.Ring)
+	}
+	defer r.fence()
+	log := r.log
+	log.Info("joining the ring", "lease", r.shard.key.String())
+	err := r.shard.acquire(ctx, func(err error) { log.Info("waiting for the shard lease", "reason", err.Error()) })
+	if err != nil {
+		return nil // ctx ended before the Lease was ours
+	}
+	r.metrics.leaseHeld.WithLabelValues(r.opts.Ring, r.opts.Shard).Set(1)
+	defer r.metrics.leaseHeld.WithLabelValues(r.opts.Ring, r.opts.Shard).Set(0)
+	r.mu.Lock()
+	r.accepting = true
+	r.mu.Unlock()
+	log.Info("holding the shard lease; reconciling this shard's objects")
+
+	bg, stopBG := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { r.watchMembers(bg) })
+	wg.Go(func() { r.campaign(bg) })
+	renewErr := r.shard.renew(ctx)
+	stopBG()
+	wg.Wait()
+
+	if renewErr != nil {
+		r.close(false)
+		log.Error(renewErr, "shard lease lost; stopped reconciling sharded objects")
+		return fmt.Errorf("sharding: ring %q shard %q: %w", r.opts.Ring, r.opts.Shard, renewErr)
+	}
+	if r.close(true) {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.RenewDeadline)
+		defer cancel()
+		if err := r.shard.release(rctx); err != nil {
+			log.Error(err, "could not release the shard lease; it expires after LeaseDuration")
+		} else {
+			log.Info("released the shard lease; leaving the ring")
+		}
+	} else {
+		log.Info("reconciles still running when the lease would lapse; leaving it to expire")
+	}
+	return nil
+}
+
+// close stops admitting reconciles and, with wait, waits until none is in
+// flight or the shard Lease stops being valid; it reports whether none is
+// in flight. It then fences: in-flight reconciles see their context end.
+func (r *Ring) close(wait bool) bool {
+	r.mu.Lock()
+	r.accepting = false
+	if wait {
+		stop := context.AfterFunc(r.fenceCtx, func() {
+			r.mu.Lock()
+			r.idle.Broadcast()
+			r.mu.Unlock()
+		})
+		timer := time.AfterFunc(time.Until(r.shard.deadline()), r.fence)
+		for r.inflight > 0 && r.fenceCtx.Err() == nil {
+			r.idle.Wait()
+		}
+		timer.Stop()
+		stop()
+	}
+	idle := r.inflight == 0
+	r.mu.Unlock()
+	r.fence()
+	return idle
+}
+
+// watchMembers reads the ring's Leases every RetryPeriod into the view
+// that the webhook and Shards use, and kicks the sharder when the set of
+// live shards changed.
+func (r *Ring) watchMembers(ctx context.Context) {
+	t := time.NewTicker(r.opts.RetryPeriod)
+	defer t.Stop()
+	for {
+		v, err := readView(ctx, r.c, r.opts.Namespace, r.opts.Ring, r.opts.VirtualNodes)
+		if err == nil {
+			old := r.view.Swap(v)
+			r.metrics.shards.WithLabelValues(r.opts.Ring).Set(float64(v.ring.Len()))
+			if old == nil || !equalShards(old.ring.Shards(), v.ring.Shards()) {
+				r.log.Info("ring membership", "shards", v.ring.Shards())
+				r.kickSharder()
+			}
+		} else if ctx.Err() == nil {
+			r.log.Error(err, "cannot read the ring's leases")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (r *Ring) kickSharder() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+func equalShards(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// nowMillis formats t for the drain label.
+func nowMillis(t time.Time) string { return fmt.Sprint(t.UnixMilli()) }
