@@ -22,6 +22,7 @@ import (
 	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/leaderelection"
 	"github.com/kubeloop/kubeloop/manager/healthz"
+	"github.com/kubeloop/kubeloop/sharding"
 	"github.com/kubeloop/kubeloop/webhook"
 )
 
@@ -65,6 +66,8 @@ type Manager struct {
 
 	webhookMu     sync.Mutex
 	webhookServer *webhook.Server
+
+	ring *sharding.Ring // nil without Options.Sharding
 }
 
 var _ controller.Manager = (*Manager)(nil)
@@ -124,6 +127,9 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 		}
 	}
 
+	if err := m.newRing(); err != nil {
+		return nil, err
+	}
 	if err := m.buildCacheAndClients(); err != nil {
 		return nil, err
 	}
@@ -162,6 +168,9 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 		if err := m.addWebhookServerLocked(opts.WebhookServer); err != nil {
 			return nil, err
 		}
+	}
+	if err := m.startRing(); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

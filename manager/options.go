@@ -16,6 +16,7 @@ import (
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/internal/logfilter"
+	"github.com/kubeloop/kubeloop/sharding"
 	"github.com/kubeloop/kubeloop/webhook"
 )
 
@@ -104,6 +105,12 @@ type Options struct {
 	// with webhook.Options' defaults (port 9443) and the manager's metrics
 	// and logger.
 	WebhookServer *webhook.Server
+
+	// Sharding makes this replica one shard of a ring: the cache holds
+	// only the sharded objects assigned to it, the webhook server assigns
+	// new objects, and one replica of the ring runs the sharder (see the
+	// sharding package). Zero (no Ring, no Objects): not sharded.
+	Sharding sharding.Options
 
 	// GracefulShutdownTimeout bounds the shutdown that follows the end of
 	// Start's context, a runnable error or the loss of the lease. Zero:

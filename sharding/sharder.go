@@ -198,11 +198,14 @@ func (r *Ring) place(ctx context.Context, v *view, k kind, obj *metav1.PartialOb
 	cur, draining := lbl[r.shardKey], lbl[r.drainKey] != ""
 	want := v.ring.Shard(Key(k.gvk.GroupKind(), obj))
 	var patch map[string]any
+	var counted func() // counts the move once it is made
 	switch {
 	case cur == "":
 		patch = map[string]any{r.shardKey: want, r.drainKey: nil}
-		res.Assigned++
-		r.metrics.assignments.WithLabelValues(r.opts.Ring, "sweep").Inc()
+		counted = func() {
+			res.Assigned++
+			r.metrics.assignments.WithLabelValues(r.opts.Ring, "sweep").Inc()
+		}
 	case cur == want:
 		if draining {
 			res.Pending++
@@ -216,8 +219,10 @@ func (r *Ring) place(ctx context.Context, v *view, k kind, obj *metav1.PartialOb
 		switch {
 		case gone:
 			patch = map[string]any{r.shardKey: want, r.drainKey: nil}
-			res.Reassigned++
-			r.metrics.moves.WithLabelValues(r.opts.Ring, "lost").Inc()
+			counted = func() {
+				res.Reassigned++
+				r.metrics.moves.WithLabelValues(r.opts.Ring, "lost").Inc()
+			}
 		case !v.alive[cur]:
 			return cur, nil // alive but newer than the view
 		case k.controlled:
@@ -227,21 +232,24 @@ func (r *Ring) place(ctx context.Context, v *view, k kind, obj *metav1.PartialOb
 				return cur, err
 			}
 			patch = map[string]any{r.shardKey: want, r.drainKey: nil}
-			r.metrics.moves.WithLabelValues(r.opts.Ring, "child").Inc()
+			counted = func() { r.metrics.moves.WithLabelValues(r.opts.Ring, "child").Inc() }
 		case draining:
 			res.Pending++
 			return cur, nil
 		default:
 			patch = map[string]any{r.drainKey: nowMillis(time.Now())}
-			res.Drains++
-			res.Pending++
-			r.metrics.moves.WithLabelValues(r.opts.Ring, "drain").Inc()
+			counted = func() {
+				res.Drains++
+				res.Pending++
+				r.metrics.moves.WithLabelValues(r.opts.Ring, "drain").Inc()
+			}
 			want = cur
 		}
 	}
 	err := r.patchLabels(ctx, obj, patch)
 	switch {
 	case err == nil:
+		counted()
 		return want, nil
 	case apierrors.IsNotFound(err):
 		return "", nil
