@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -104,14 +105,17 @@ func (b *Builder) Complete(r reconcile.Reconciler) error {
 }
 
 // Build builds the controller, adds it to the manager and returns it.
+// Every mistake it can see is reported at once, joined into one error: the
+// builder's own (For twice, neither For nor Named, Owns without For, nil
+// objects, handlers, predicates or sources, a nil reconciler), a type the
+// scheme does not know in For, Owns or Watches, controller.Options that
+// controller.New would reject, and, once all of these are right, every
+// watched kind the API server does not serve.
 func (b *Builder) Build(r reconcile.Reconciler) (*controller.Controller, error) {
 	if err := b.validate(r); err != nil {
 		return nil, err
 	}
-	name, err := b.controllerName()
-	if err != nil {
-		return nil, err
-	}
+	name := b.controllerName()
 	srcs, err := b.sources()
 	if err != nil {
 		return nil, err
@@ -130,10 +134,14 @@ func (b *Builder) Build(r reconcile.Reconciler) (*controller.Controller, error) 
 	if err != nil {
 		return nil, err
 	}
+	var errs []error
 	for _, src := range srcs {
 		if err := ctrl.Watch(src); err != nil {
-			return nil, err
+			errs = append(errs, err)
 		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	if err := b.mgr.Add(ctrl); err != nil {
 		return nil, fmt.Errorf("builder: controller %q: add to manager: %w", name, err)
@@ -141,7 +149,9 @@ func (b *Builder) Build(r reconcile.Reconciler) (*controller.Controller, error) 
 	return ctrl, nil
 }
 
-// validate returns every mistake made with the builder, joined.
+// validate returns every mistake made with the builder, joined: those of
+// the calls themselves, the kinds the scheme does not know, and the
+// controller options.
 func (b *Builder) validate(r reconcile.Reconciler) error {
 	errs := append([]error(nil), b.errs...)
 	if b.mgr == nil {
@@ -156,18 +166,19 @@ func (b *Builder) validate(r reconcile.Reconciler) error {
 	if b.forInput == nil && len(b.owns) > 0 {
 		errs = append(errs, errors.New("builder: Owns needs For: the owner kind is For's kind"))
 	}
-	if b.forInput != nil && b.forInput.obj == nil {
-		errs = append(errs, errors.New("builder: For was given a nil object"))
+	for i, p := range b.globalPredicates {
+		if p == nil {
+			errs = append(errs, fmt.Errorf("builder: WithEventFilter was given a nil predicate (call %d)", i+1))
+		}
+	}
+	if b.forInput != nil {
+		errs = append(errs, b.checkInput("For", *b.forInput)...)
 	}
 	for _, in := range b.owns {
-		if in.obj == nil {
-			errs = append(errs, errors.New("builder: Owns was given a nil object"))
-		}
+		errs = append(errs, b.checkInput("Owns", in)...)
 	}
 	for _, in := range b.watches {
-		if in.obj == nil {
-			errs = append(errs, errors.New("builder: Watches was given a nil object"))
-		}
+		errs = append(errs, b.checkInput("Watches", in)...)
 		if in.handler == nil {
 			errs = append(errs, fmt.Errorf("builder: Watches(%T) was given a nil handler", in.obj))
 		}
@@ -177,19 +188,65 @@ func (b *Builder) validate(r reconcile.Reconciler) error {
 			errs = append(errs, errors.New("builder: WatchesRawSource was given a nil source"))
 		}
 	}
+	errs = append(errs, b.checkOptions(r))
 	return errors.Join(errs...)
 }
 
-// controllerName returns Named's name or the lower-cased kind of For.
-func (b *Builder) controllerName() (string, error) {
+// checkInput returns the mistakes of one For, Owns or Watches call: a nil
+// object, a type the scheme does not know, a nil predicate.
+func (b *Builder) checkInput(verb string, in watchInput) []error {
+	var errs []error
+	switch {
+	case in.obj == nil:
+		errs = append(errs, fmt.Errorf("builder: %s was given a nil object", verb))
+	case b.mgr != nil:
+		if _, err := apiutil.GVKForObject(in.obj, b.mgr.GetScheme()); err != nil {
+			errs = append(errs, fmt.Errorf("builder: %s(%T): %w", verb, in.obj, err))
+		}
+	}
+	for _, p := range in.predicates {
+		if p == nil {
+			errs = append(errs, fmt.Errorf("builder: %s(%T) was given a nil predicate", verb, in.obj))
+		}
+	}
+	return errs
+}
+
+// checkOptions returns what controller.NewUnmanaged would reject in the
+// builder's options, other than the reconciler (validate reports that one)
+// and the name (For or Named gives it). It builds a controller that is
+// thrown away: with no Metrics registerer that has no side effect.
+func (b *Builder) checkOptions(r reconcile.Reconciler) error {
+	probe := b.opts
+	probe.Reconciler = r
+	if probe.Reconciler == nil {
+		probe.Reconciler = reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+			return reconcile.Result{}, nil
+		})
+	}
+	probe.Metrics = nil
+	name := b.name
+	if name == "" && b.mgr != nil && b.forInput != nil && b.forInput.obj != nil {
+		name = b.controllerName()
+	}
+	if name == "" {
+		name = "(unnamed)"
+	}
+	_, err := controller.NewUnmanaged(name, probe)
+	return err
+}
+
+// controllerName returns Named's name or the lower-cased kind of For
+// ("" when For's type is not in the scheme; validate reports that).
+func (b *Builder) controllerName() string {
 	if b.name != "" {
-		return b.name, nil
+		return b.name
 	}
 	gvk, err := apiutil.GVKForObject(b.forInput.obj, b.mgr.GetScheme())
 	if err != nil {
-		return "", fmt.Errorf("builder: name the controller after For's kind: %w", err)
+		return ""
 	}
-	return strings.ToLower(gvk.Kind), nil
+	return strings.ToLower(gvk.Kind)
 }
 
 // sources returns the sources of every For, Owns, Watches and
@@ -210,11 +267,6 @@ func (b *Builder) sources() ([]source.Source, error) {
 	}
 	if b.forInput != nil {
 		kind(*b.forInput, &handler.EnqueueRequestForObject{})
-	}
-	if len(b.owns) > 0 {
-		if _, err := apiutil.GVKForObject(b.forInput.obj, scheme); err != nil {
-			return nil, fmt.Errorf("builder: owner kind of Owns: %w", err)
-		}
 	}
 	for _, in := range b.owns {
 		opt := handler.OnlyControllerOwner()

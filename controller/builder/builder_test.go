@@ -3,6 +3,7 @@ package builder_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -10,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/controller/builder"
 	"github.com/kubeloop/kubeloop/handler"
 	"github.com/kubeloop/kubeloop/reconcile"
@@ -25,6 +27,9 @@ type unknownType struct{ corev1.ConfigMap }
 func (u *unknownType) DeepCopyObject() runtime.Object {
 	return &unknownType{ConfigMap: *u.ConfigMap.DeepCopy()}
 }
+
+// notRegistered is apiutil's error for a type the scheme does not know.
+const notRegistered = "apiutil: type not registered in the scheme: *builder_test.unknownType (add its package's AddToScheme to the scheme)"
 
 func TestBuilderMistakes(t *testing.T) {
 	tests := []struct {
@@ -71,14 +76,66 @@ func TestBuilderMistakes(t *testing.T) {
 		{
 			name:  "unknown For type",
 			build: func(b *builder.Builder) error { return b.For(&unknownType{}).Complete(noop) },
-			want:  "builder: name the controller after For's kind: apiutil: type not registered in the scheme: *builder_test.unknownType (add its package's AddToScheme to the scheme)",
+			want:  "builder: For(*builder_test.unknownType): " + notRegistered,
 		},
 		{
 			name: "unknown owner type",
 			build: func(b *builder.Builder) error {
 				return b.For(&unknownType{}).Named("x").Owns(&corev1.Pod{}).Complete(noop)
 			},
-			want: "builder: owner kind of Owns: apiutil: type not registered in the scheme: *builder_test.unknownType (add its package's AddToScheme to the scheme)",
+			want: "builder: For(*builder_test.unknownType): " + notRegistered,
+		},
+		{
+			name:  "unknown For type and nil reconciler",
+			build: func(b *builder.Builder) error { return b.For(&unknownType{}).Complete(nil) },
+			want: "builder: Complete/Build needs a reconciler, got nil\n" +
+				"builder: For(*builder_test.unknownType): " + notRegistered,
+		},
+		{
+			name: "unknown Owns and Watches types",
+			build: func(b *builder.Builder) error {
+				return b.For(&appsv1.Deployment{}).Owns(&unknownType{}).
+					Watches(&unknownType{}, &handler.EnqueueRequestForObject{}).Complete(noop)
+			},
+			want: "builder: Owns(*builder_test.unknownType): " + notRegistered + "\n" +
+				"builder: Watches(*builder_test.unknownType): " + notRegistered,
+		},
+		{
+			name: "bad controller options",
+			build: func(b *builder.Builder) error {
+				return b.For(&appsv1.Deployment{}).
+					WithOptions(controller.Options{MaxConcurrentReconciles: -1, CacheSyncTimeout: -time.Second}).Complete(noop)
+			},
+			want: `controller "deployment": Options.MaxConcurrentReconciles -1 is negative` + "\n" +
+				`controller "deployment": Options.CacheSyncTimeout -1s is negative`,
+		},
+		{
+			name: "nil predicates",
+			build: func(b *builder.Builder) error {
+				return b.For(&appsv1.Deployment{}, builder.WithPredicates(nil)).WithEventFilter(nil).Complete(noop)
+			},
+			want: "builder: WithEventFilter was given a nil predicate (call 1)\n" +
+				"builder: For(*v1.Deployment) was given a nil predicate",
+		},
+		{
+			name: "every kind of mistake at once",
+			build: func(b *builder.Builder) error {
+				return b.For(&unknownType{}).For(&corev1.Pod{}).
+					Owns(nil).
+					Watches(&unknownType{}, nil, builder.WithPredicates(nil)).
+					WatchesRawSource(nil).
+					WithOptions(controller.Options{ReconcileTimeout: -time.Second}).
+					Complete(nil)
+			},
+			want: "builder: For called more than once (*builder_test.unknownType, then *v1.Pod)\n" +
+				"builder: Complete/Build needs a reconciler, got nil\n" +
+				"builder: For(*builder_test.unknownType): " + notRegistered + "\n" +
+				"builder: Owns was given a nil object\n" +
+				"builder: Watches(*builder_test.unknownType): " + notRegistered + "\n" +
+				"builder: Watches(*builder_test.unknownType) was given a nil predicate\n" +
+				"builder: Watches(*builder_test.unknownType) was given a nil handler\n" +
+				"builder: WatchesRawSource was given a nil source\n" +
+				`controller "(unnamed)": Options.ReconcileTimeout -1s is negative`,
 		},
 	}
 	for _, tt := range tests {

@@ -19,7 +19,11 @@
 //   - The controller's name defaults to the lower-cased kind of For.
 //   - Mistakes are reported by Complete/Build as one error listing all of
 //     them: For called twice, neither For nor Named, Owns without For, a
-//     nil reconciler, a type the scheme does not know.
+//     nil reconciler, object, handler, predicate or source, a type the
+//     scheme does not know in For, Owns or Watches, controller.Options that
+//     controller.New rejects (a negative MaxConcurrentReconciles, say), and,
+//     when all of those are right, every watched kind the API server does
+//     not serve.
 //   - Every informer is requested when Complete/Build runs (before leader
 //     election), so standby replicas keep a warm cache; a kind the API
 //     server does not serve (an uninstalled CRD) fails Complete at once.

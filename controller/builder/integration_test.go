@@ -369,3 +369,28 @@ func TestUninstalledKindFailsAtBuild(t *testing.T) {
 	assert.Contains(t, err.Error(), `controller "widget": watch: source: get informer for kind Widget.example.com: `)
 	assert.Empty(t, mgr.runnables, "nothing added to the manager")
 }
+
+func TestEveryMistakeReportedAgainstServer(t *testing.T) {
+	_, ns := newNamespace(t)
+	mgr := newManager(t, cfg, ns)
+	// The issue's case: an unregistered type and a nil reconciler.
+	err := builder.ControllerManagedBy(mgr).For(&unknownType{}).Complete(nil)
+	require.Error(t, err)
+	assert.Equal(t, "builder: Complete/Build needs a reconciler, got nil\n"+
+		"builder: For(*builder_test.unknownType): "+notRegistered, err.Error())
+
+	// Two kinds the API server does not serve: both are named.
+	uninstalled := func(kind string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("example.com/v1")
+		u.SetKind(kind)
+		return u
+	}
+	err = builder.ControllerManagedBy(mgr).For(uninstalled("Widget")).
+		Watches(uninstalled("Gadget"), &handler.EnqueueRequestForObject{}).Complete(noop)
+	require.Error(t, err)
+	t.Log(err)
+	assert.Contains(t, err.Error(), `controller "widget": watch: source: get informer for kind Widget.example.com: `)
+	assert.Contains(t, err.Error(), `controller "widget": watch: source: get informer for kind Gadget.example.com: `)
+	assert.Empty(t, mgr.runnables, "nothing added to the manager")
+}
