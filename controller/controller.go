@@ -28,7 +28,7 @@ type Controller struct {
 	needLeaderElection bool
 	log                logr.Logger
 	metrics            *metrics.Controller
-	queueMetrics       workqueue.MetricsProvider
+	queueMetrics       workqueue.StatsProvider
 
 	mu      sync.Mutex
 	state   state

@@ -96,7 +96,7 @@ func (q *Queue[K]) dispatch(id int32, now int64) bool {
 	q.waiters[n-1] = nil
 	q.waiters = q.waiters[:n-1]
 	w.key = q.entries[id].key
-	w.latency = q.startProcessing(id, now)
+	q.startProcessing(id, now)
 	w.ch <- struct{}{}
 	return true
 }
@@ -117,13 +117,13 @@ func (q *Queue[K]) raise(id int32, prio int) {
 }
 
 // startProcessing marks a key handed out at time now (-1: read the clock
-// if needed) and returns how long it waited.
-func (q *Queue[K]) startProcessing(id int32, now int64) (latency int64) {
+// if needed) and records how long it waited.
+func (q *Queue[K]) startProcessing(id int32, now int64) {
 	e := &q.entries[id]
 	e.flags = fProcessing
 	q.inflight++
 	if q.metrics == nil {
-		return 0
+		return
 	}
 	if now < 0 {
 		now = q.now()
@@ -137,11 +137,7 @@ func (q *Queue[K]) startProcessing(id int32, now int64) (latency int64) {
 		q.procHead = id
 	}
 	q.procTail = id
-	latency = now - e.enqueued
-	if q.metrics.collected {
-		q.metrics.latency.observe(latency)
-	}
-	return latency
+	q.metrics.latency.observe(now - e.enqueued)
 }
 
 // unlinkProcessing removes a key from the processing list (metrics only).
@@ -193,24 +189,10 @@ func (q *Queue[K]) release(id int32) {
 	q.free = id
 }
 
-// addDepth moves the depth gauge by delta (±1). A gauge that can be Set
-// (as Prometheus gauges can) is set to the exact count instead: one store
-// rather than a compare-and-swap loop.
+// addDepth moves the count of ready and dirty keys by delta (±1).
 func (q *Queue[K]) addDepth(delta int) {
-	m := q.metrics
-	if m == nil {
-		return
-	}
-	m.depthN += delta
-	if m.collected {
-		return
-	}
-	if m.depthSet != nil {
-		m.depthSet.Set(float64(m.depthN))
-	} else if delta > 0 {
-		m.depth.Inc()
-	} else {
-		m.depth.Dec()
+	if m := q.metrics; m != nil {
+		m.depth += delta
 	}
 }
 

@@ -1,10 +1,6 @@
 package workqueue
 
-import (
-	"time"
-
-	"k8s.io/utils/clock"
-)
+import "time"
 
 // Waiting keys live in a 4-ary min-heap on readyAt, served by one timer
 // armed for the earliest deadline. Every function here except fire runs
@@ -84,32 +80,11 @@ func (q *Queue[K]) arm() {
 	}
 	q.armedAt = next
 	d := max(time.Duration(next-q.now()), 0)
-	if q.clk == nil {
-		if q.timer == nil {
-			q.timer = time.AfterFunc(d, q.fire)
-		} else {
-			q.timer.Reset(d)
-		}
-		return
+	if q.timer == nil {
+		q.timer = time.AfterFunc(d, q.fire)
+	} else {
+		q.timer.Reset(d)
 	}
-	if q.ctimer != nil {
-		q.ctimer.Stop()
-	}
-	if c, ok := q.clk.(clock.WithDelayedExecution); ok {
-		// Fake clocks run the callback while holding their own lock, and
-		// fire reads the clock: run it on its own goroutine.
-		q.ctimer = c.AfterFunc(d, func() { go q.fire() })
-		return
-	}
-	g := &goTimer{t: q.clk.NewTimer(d), stop: make(chan struct{})}
-	go func() {
-		select {
-		case <-g.t.C():
-			q.fire()
-		case <-g.stop:
-		}
-	}()
-	q.ctimer = g
 }
 
 // fire makes every key whose deadline passed ready, then re-arms.
@@ -133,16 +108,4 @@ func (q *Queue[K]) fire() {
 		q.enqueue(id, at, now)
 	}
 	q.arm()
-}
-
-// goTimer runs a callback on a clock without AfterFunc; Stop ends its
-// goroutine.
-type goTimer struct {
-	t    clock.Timer
-	stop chan struct{}
-}
-
-func (g *goTimer) Stop() bool {
-	close(g.stop)
-	return g.t.Stop()
 }

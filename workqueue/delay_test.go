@@ -6,9 +6,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-	"k8s.io/utils/clock"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kubeloop/kubeloop/workqueue"
 )
@@ -173,31 +170,19 @@ func TestAddWithOptsRateLimitedTakesShorterOfAfterAndLimiter(t *testing.T) {
 	}
 }
 
-func TestInjectedClock(t *testing.T) {
-	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
-	q := newQueue(t, workqueue.Options[req]{Clock: clk})
-	q.AddAfter(r("a"), time.Minute)
-	q.AddAfter(r("b"), 2*time.Minute)
-	assert.Equal(t, 0, q.Len())
-	clk.Step(time.Minute)
-	require.Eventually(t, func() bool { return q.Len() == 1 }, 10*time.Second, time.Millisecond)
-	clk.Step(time.Minute)
-	require.Eventually(t, func() bool { return q.Len() == 2 }, 10*time.Second, time.Millisecond)
-	assert.Equal(t, []string{"a", "b"}, drain(t, q))
-}
-
-// onlyTicker hides the fake clock's AfterFunc, so the queue falls back to
-// a timer goroutine.
-type onlyTicker struct{ clock.WithTicker }
-
-func TestInjectedClockWithoutAfterFunc(t *testing.T) {
-	fc := clocktesting.NewFakeClock(time.Unix(1e9, 0))
-	q := newQueue(t, workqueue.Options[req]{Clock: onlyTicker{fc}})
-	q.AddAfter(r("a"), time.Minute)
-	q.AddAfter(r("b"), time.Second) // re-arms earlier
-	fc.Step(time.Second)
-	require.Eventually(t, func() bool { return q.Len() == 1 }, 10*time.Second, time.Millisecond)
-	fc.Step(time.Minute)
-	require.Eventually(t, func() bool { return q.Len() == 2 }, 10*time.Second, time.Millisecond)
-	assert.Equal(t, []string{"b", "a"}, drain(t, q))
+func TestEarlierDeadlineRearmsTheTimer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueue(t, workqueue.Options[req]{})
+		start := time.Now()
+		q.AddAfter(r("a"), time.Minute)
+		q.AddAfter(r("b"), time.Second) // re-arms earlier
+		k, _ := q.Get()
+		assert.Equal(t, r("b"), k)
+		assert.Equal(t, time.Second, time.Since(start))
+		q.Done(k)
+		k, _ = q.Get()
+		assert.Equal(t, r("a"), k)
+		assert.Equal(t, time.Minute, time.Since(start))
+		q.Done(k)
+	})
 }

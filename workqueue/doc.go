@@ -43,14 +43,17 @@
 //   - Shutdown: after ShutDown, adds are ignored and every Get, blocked or
 //     not, returns shutdown at once; ShutDownWithDrain also waits until the
 //     keys in flight are Done. Keys not yet handed out are dropped.
-//   - Cost: one mutex, no goroutine of its own without metrics (one timer
-//     callback for delays), and no allocation per Add, Get and Done once
-//     the queue has seen its working set of keys.
+//   - Cost: one mutex, no goroutine of its own (one timer callback for
+//     delays), and no allocation per Add, Get and Done once the queue has
+//     seen its working set of keys.
 //   - Metrics, when Options.Metrics is set: depth, adds, queue latency,
 //     work duration, unfinished work, longest running and retries, with
-//     client-go's meanings. A nil provider costs nothing. A StatsProvider
-//     (as the manager installs) is read when metrics are collected: the
-//     queue counts in plain fields under its own lock, reads the clock once
-//     per transition, and runs no goroutine; any other MetricsProvider is
-//     told of every change and refreshed by a goroutine every 500ms.
+//     client-go's meanings. A nil provider costs nothing. The queue records
+//     them once, in plain fields under its own lock, reading the clock once
+//     per transition, and the StatsProvider (as the manager installs) reads
+//     them when it collects. A client-go style MetricsProvider, told of
+//     every change, is served by NewMetricsAdapter: one goroutine per queue
+//     reads the Stats every 500ms, outside the queue's hot path.
+//   - Time: the queue reads only the real clock and the standard timers, so
+//     testing/synctest fakes all of its time.
 package workqueue

@@ -54,3 +54,51 @@ func ExampleNewMaxOfRateLimiter() {
 	fmt.Println(rl.When("a"), rl.When("a"), rl.When("b"))
 	// Output: 5ms 10ms 5ms
 }
+
+// printed is a client-go style MetricsProvider that prints its counters.
+type printed struct{}
+
+type printCounter string
+
+func (c printCounter) Inc()          { c.Add(1) }
+func (c printCounter) Add(v float64) { fmt.Printf("%s +%g\n", string(c), v) }
+
+type discard struct{}
+
+func (discard) Inc()            {}
+func (discard) Dec()            {}
+func (discard) Set(float64)     {}
+func (discard) Observe(float64) {}
+
+func (printed) NewDepthMetric(string) workqueue.GaugeMetric { return discard{} }
+func (printed) NewAddsMetric(name string) workqueue.CounterMetric {
+	return printCounter(name + " adds")
+}
+func (printed) NewLatencyMetric(string) workqueue.HistogramMetric      { return discard{} }
+func (printed) NewWorkDurationMetric(string) workqueue.HistogramMetric { return discard{} }
+func (printed) NewUnfinishedWorkSecondsMetric(string) workqueue.SettableGaugeMetric {
+	return discard{}
+}
+func (printed) NewLongestRunningProcessorSecondsMetric(string) workqueue.SettableGaugeMetric {
+	return discard{}
+}
+func (printed) NewRetriesMetric(name string) workqueue.CounterMetric {
+	return printCounter(name + " retries")
+}
+
+func ExampleNewMetricsAdapter() {
+	q := workqueue.New(workqueue.Options[string]{
+		Name:    "jobs",
+		Metrics: workqueue.NewMetricsAdapter(printed{}),
+	})
+	q.Add("a")
+	q.Add("b")
+	q.Add("a") // held once: not an add
+	q.AddAfter("c", time.Hour)
+	// The adapter forwards every 500ms, and once more when the queue's
+	// metrics become final.
+	q.ShutDown()
+	// Output:
+	// jobs adds +2
+	// jobs retries +1
+}

@@ -1,14 +1,18 @@
 package workqueue
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
-// MetricsProvider creates the metrics of one queue. New calls each method
-// once, with the queue's Name. A nil provider in Options means no metrics
-// and no cost.
+// MetricsProvider creates the metrics of one queue in client-go's shape:
+// metrics that are told of every change. A queue records its Stats once,
+// for a StatsProvider; NewMetricsAdapter reads them and feeds these
+// metrics.
 type MetricsProvider interface {
 	// NewDepthMetric returns the gauge of items ready to be handed out.
 	NewDepthMetric(name string) GaugeMetric
-	// NewAddsMetric returns the counter of Add calls, one per key.
+	// NewAddsMetric returns the counter of adds, one per key made ready.
 	NewAddsMetric(name string) CounterMetric
 	// NewLatencyMetric returns the histogram of seconds an item waited
 	// between becoming ready and being handed out by Get.
@@ -22,11 +26,12 @@ type MetricsProvider interface {
 	// NewLongestRunningProcessorSecondsMetric returns the gauge of seconds
 	// the oldest item in flight has been processed.
 	NewLongestRunningProcessorSecondsMetric(name string) SettableGaugeMetric
-	// NewRetriesMetric returns the counter of rate-limited adds.
+	// NewRetriesMetric returns the counter of delayed and rate-limited adds.
 	NewRetriesMetric(name string) CounterMetric
 }
 
-// GaugeMetric is a value that goes up and down by one.
+// GaugeMetric is a value that goes up and down by one. A GaugeMetric that
+// is also a SettableGaugeMetric (as Prometheus gauges are) is Set instead.
 type GaugeMetric interface {
 	Inc()
 	Dec()
@@ -37,7 +42,9 @@ type SettableGaugeMetric interface {
 	Set(float64)
 }
 
-// CounterMetric is a value that only goes up.
+// CounterMetric is a value that only goes up. A CounterMetric with an
+// Add(float64) method (as Prometheus counters have) gets one Add per
+// update instead of one Inc per count.
 type CounterMetric interface {
 	Inc()
 }
@@ -47,99 +54,148 @@ type HistogramMetric interface {
 	Observe(float64)
 }
 
-// gaugePeriod is how often the unfinished-work and longest-running gauges
-// are refreshed, as in client-go.
-const gaugePeriod = 500 * time.Millisecond
+// AdapterPeriod is how often a MetricsAdapter forwards a queue's Stats,
+// client-go's period for its in-flight gauges.
+const AdapterPeriod = 500 * time.Millisecond
 
-// queueMetrics holds one queue's metrics; a nil *queueMetrics means none.
-// With a StatsProvider (collected), the queue keeps its counts here under
-// its own mutex and the provider reads them when it collects; otherwise it
-// updates the provider's metrics as they change.
-type queueMetrics struct {
-	collected bool // the provider is a StatsProvider: the fields below are used
-	depthN    int  // ready and dirty keys, guarded by the queue's mutex
+// adapterBuckets are the bounds of the Stats a MetricsAdapter reads:
+// client-go's and controller-runtime's workqueue buckets (10ns to 1000s by
+// factors of 10).
+var adapterBuckets = []float64{1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1000}
 
-	// Guarded by the queue's mutex; collected only.
-	adds, retries uint64
-	latency, work histogram
-	final         func() // the StatsProvider's, until it is called
-
-	// The simple MetricsProvider's; nil when collected.
-	depth      GaugeMetric
-	depthSet   SettableGaugeMetric // depth, if it can be set; nil otherwise
-	addsM      CounterMetric
-	latencyM   HistogramMetric
-	workM      HistogramMetric
-	unfinished SettableGaugeMetric
-	longest    SettableGaugeMetric
-	retriesM   CounterMetric
+// MetricsAdapter is a StatsProvider that feeds the per-call metrics of a
+// MetricsProvider. For each queue, New calls the provider's seven methods
+// once with the queue's Name, and a goroutine of the adapter reads the
+// queue's Stats every AdapterPeriod and tells the metrics what changed:
+// counters by the new counts, gauges set (or moved by Inc and Dec), and
+// each histogram one Observe per new observation, at the mean of the new
+// observations in the same bucket of adapterBuckets. So a histogram with
+// client-go's bounds gets exact counts and sums, and a histogram with
+// other bounds is off by at most one of these buckets. Metrics lag the
+// queue by up to AdapterPeriod. The goroutine exits, after one last update,
+// when the queue's Stats become final (ShutDown with no key in flight, or
+// the last Done after it).
+type MetricsAdapter struct {
+	p MetricsProvider
 }
 
-func newQueueMetrics(p MetricsProvider, name string) *queueMetrics {
-	if p == nil {
-		return nil
-	}
-	if sp, ok := p.(StatsProvider); ok {
-		b := sp.HistogramBuckets()
-		return &queueMetrics{collected: true, latency: newHistogram(b), work: newHistogram(b)}
-	}
-	m := &queueMetrics{
-		depth:      p.NewDepthMetric(name),
-		addsM:      p.NewAddsMetric(name),
-		latencyM:   p.NewLatencyMetric(name),
-		workM:      p.NewWorkDurationMetric(name),
-		unfinished: p.NewUnfinishedWorkSecondsMetric(name),
-		longest:    p.NewLongestRunningProcessorSecondsMetric(name),
-		retriesM:   p.NewRetriesMetric(name),
-	}
-	m.depthSet, _ = m.depth.(SettableGaugeMetric)
-	return m
+var _ StatsProvider = (*MetricsAdapter)(nil)
+
+// NewMetricsAdapter returns the adapter of p, which must not be nil.
+func NewMetricsAdapter(p MetricsProvider) *MetricsAdapter {
+	return &MetricsAdapter{p: p}
 }
 
-// gaugeLoop refreshes the in-flight gauges of a simple MetricsProvider
-// until the queue shuts down.
-func (q *Queue[K]) gaugeLoop() {
-	defer close(q.gaugeDone)
-	var tick <-chan time.Time
-	if q.clk != nil {
-		t := q.clk.NewTicker(gaugePeriod)
+// HistogramBuckets returns client-go's workqueue buckets, 10ns to 1000s by
+// factors of 10.
+func (a *MetricsAdapter) HistogramBuckets() []float64 {
+	return append([]float64(nil), adapterBuckets...)
+}
+
+// RegisterQueue creates the queue's metrics and starts the goroutine that
+// feeds them; the returned function stops it after a last update.
+func (a *MetricsAdapter) RegisterQueue(name string, read func(*Stats)) func() {
+	f := &feed{
+		read:       read,
+		depth:      a.p.NewDepthMetric(name),
+		adds:       a.p.NewAddsMetric(name),
+		latency:    a.p.NewLatencyMetric(name),
+		work:       a.p.NewWorkDurationMetric(name),
+		unfinished: a.p.NewUnfinishedWorkSecondsMetric(name),
+		longest:    a.p.NewLongestRunningProcessorSecondsMetric(name),
+		retries:    a.p.NewRetriesMetric(name),
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(AdapterPeriod)
 		defer t.Stop()
-		tick = t.C()
+		for {
+			select {
+			case <-stop:
+				f.update()
+				return
+			case <-t.C:
+				f.update()
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(stop)
+			<-done
+		})
+	}
+}
+
+// feed is one queue's metrics in a MetricsAdapter; only its goroutine
+// uses it.
+type feed struct {
+	read          func(*Stats)
+	depth         GaugeMetric
+	adds, retries CounterMetric
+	latency, work HistogramMetric
+	unfinished    SettableGaugeMetric
+	longest       SettableGaugeMetric
+	prev, cur     Stats
+}
+
+// update reads the queue's Stats and forwards the changes since the last
+// update.
+func (f *feed) update() {
+	f.read(&f.cur)
+	c, p := &f.cur, &f.prev
+	if g, ok := f.depth.(SettableGaugeMetric); ok {
+		g.Set(float64(c.Depth))
 	} else {
-		t := time.NewTicker(gaugePeriod)
-		defer t.Stop()
-		tick = t.C
-	}
-	for {
-		select {
-		case <-q.stop:
-			q.updateGauges()
-			return
-		case <-tick:
-			q.updateGauges()
+		for range c.Depth - p.Depth {
+			f.depth.Inc()
+		}
+		for range p.Depth - c.Depth {
+			f.depth.Dec()
 		}
 	}
+	count(f.adds, c.Adds-p.Adds)
+	count(f.retries, c.Retries-p.Retries)
+	observe(f.latency, &c.Latency, &p.Latency)
+	observe(f.work, &c.WorkDuration, &p.WorkDuration)
+	f.unfinished.Set(c.UnfinishedWorkSeconds)
+	f.longest.Set(c.LongestRunningProcessorSeconds)
+	f.prev, f.cur = f.cur, f.prev
 }
 
-// updateGauges sets the unfinished-work and longest-running gauges.
-func (q *Queue[K]) updateGauges() {
-	q.mu.Lock()
-	unfinished, longest := q.inflightSeconds()
-	q.mu.Unlock()
-	q.metrics.unfinished.Set(unfinished)
-	q.metrics.longest.Set(longest)
-}
-
-// inflightSeconds returns the seconds of work in flight and the seconds
-// the longest running key has been processed; q.mu held. The sum of start
-// times makes unfinished work O(1); the processing list is ordered by
-// start time, so its head is the longest running key.
-func (q *Queue[K]) inflightSeconds() (unfinished, longest float64) {
-	if q.inflight == 0 {
-		return 0, 0
+func count(c CounterMetric, n uint64) {
+	if n == 0 {
+		return
 	}
-	now := q.now()
-	unfinished = time.Duration(int64(q.inflight)*now - q.startedSum).Seconds()
-	longest = time.Duration(now - q.entries[q.procHead].started).Seconds()
-	return unfinished, longest
+	if a, ok := c.(interface{ Add(float64) }); ok {
+		a.Add(float64(n))
+		return
+	}
+	for range n {
+		c.Inc()
+	}
+}
+
+// observe tells h of the observations in cur and not in prev, each at the
+// mean of the new observations in its bucket.
+func observe(h HistogramMetric, cur, prev *Histogram) {
+	for i, n := range cur.Counts {
+		sum := cur.Sums[i]
+		if i < len(prev.Counts) {
+			n -= prev.Counts[i]
+			sum -= prev.Sums[i]
+		}
+		if n == 0 {
+			continue
+		}
+		v := sum / float64(n)
+		if i < len(adapterBuckets) {
+			v = min(v, adapterBuckets[i]) // against rounding above the bound
+		}
+		for range n {
+			h.Observe(v)
+		}
+	}
 }

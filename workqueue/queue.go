@@ -4,8 +4,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"k8s.io/utils/clock"
 )
 
 // LowPriority is the priority of events from an initial list or a resync,
@@ -23,13 +21,9 @@ type Options[K comparable] struct {
 	// RateLimiter decides the delay of AddRateLimited; nil means
 	// DefaultRateLimiter[K]().
 	RateLimiter RateLimiter[K]
-	// Metrics receives the queue's metrics; nil means no metrics and no
-	// cost. With a provider that is not a StatsProvider, the queue runs one
-	// goroutine until ShutDown.
-	Metrics MetricsProvider
-	// Clock is the source of time; nil means the real clock (which
-	// testing/synctest fakes).
-	Clock clock.WithTicker
+	// Metrics reads the queue's Stats; nil means no metrics and no cost.
+	// NewMetricsAdapter turns a per-call MetricsProvider into one.
+	Metrics StatsProvider
 	// AgeAfter is how long a key may wait behind keys of higher priority
 	// before it is served in arrival order; 0 means DefaultAgeAfter and a
 	// negative value means never.
@@ -83,7 +77,6 @@ type entry[K comparable] struct {
 type waiter[K comparable] struct {
 	ch       chan struct{}
 	key      K
-	latency  int64
 	shutdown bool
 }
 
@@ -99,7 +92,6 @@ type Queue[K comparable] struct {
 	heap     []int32
 	armedAt  int64 // deadline of the armed timer; 0: none
 	timer    *time.Timer
-	ctimer   interface{ Stop() bool }
 
 	waiters    []*waiter[K]
 	pool       sync.Pool
@@ -118,12 +110,9 @@ type Queue[K comparable] struct {
 	_          [64]byte
 	closed     atomic.Bool
 	clockFirst atomic.Bool // most recent Adds needed the time: Add reads it before locking
-	stop       chan struct{}
-	gaugeDone  chan struct{}
 
 	rl       RateLimiter[K]
-	metrics  *queueMetrics
-	clk      clock.WithTicker
+	metrics  *stats
 	base     time.Time
 	ageAfter int64
 	fairKey  func(K) string
@@ -146,37 +135,21 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 		procHead: none,
 		procTail: none,
 		rl:       opts.RateLimiter,
-		metrics:  newQueueMetrics(opts.Metrics, opts.Name),
-		clk:      opts.Clock,
+		base:     time.Now(),
 		ageAfter: int64(opts.AgeAfter),
 		fairKey:  opts.FairnessKey,
-		stop:     make(chan struct{}),
 	}
 	q.pool.New = func() any { return &waiter[K]{ch: make(chan struct{}, 1)} }
-	if q.clk != nil {
-		q.base = q.clk.Now()
-	} else {
-		q.base = time.Now()
-	}
-	q.stamp = q.metrics != nil
-	switch {
-	case q.metrics == nil:
-	case q.metrics.collected:
-		q.metrics.final = opts.Metrics.(StatsProvider).RegisterQueue(opts.Name, q.readStats)
-	default:
-		q.gaugeDone = make(chan struct{})
-		go q.gaugeLoop()
+	if opts.Metrics != nil {
+		q.metrics = newStats(opts.Metrics.HistogramBuckets())
+		q.stamp = true
+		q.metrics.final = opts.Metrics.RegisterQueue(opts.Name, q.readStats)
 	}
 	return q
 }
 
 // now returns the time since the queue's base in nanoseconds.
-func (q *Queue[K]) now() int64 {
-	if q.clk != nil {
-		return int64(q.clk.Since(q.base))
-	}
-	return int64(time.Since(q.base))
-}
+func (q *Queue[K]) now() int64 { return int64(time.Since(q.base)) }
 
 // Add makes key ready now.
 func (q *Queue[K]) Add(key K) {
@@ -194,7 +167,6 @@ func (q *Queue[K]) Add(key K) {
 	}
 	q.countLocked(b2i(added), 0)
 	q.mu.Unlock()
-	q.counted(added, false)
 }
 
 // AddAfter makes key ready after d; d of 0 or less is Add. If key is
@@ -208,7 +180,6 @@ func (q *Queue[K]) AddAfter(key K, d time.Duration) {
 	added := q.add(key, 0, d, now)
 	q.countLocked(b2i(added), 1)
 	q.mu.Unlock()
-	q.counted(added, true)
 }
 
 // AddRateLimited makes key ready after the rate limiter's When(key).
@@ -222,7 +193,6 @@ func (q *Queue[K]) AddRateLimited(key K) {
 	added := q.add(key, 0, d, now)
 	q.countLocked(b2i(added), 1)
 	q.mu.Unlock()
-	q.counted(added, true)
 }
 
 // AddWithOpts adds keys with a priority, a delay or a rate limit.
@@ -241,7 +211,6 @@ func (q *Queue[K]) AddWithOpts(o AddOpts, keys ...K) {
 			added := q.add(key, o.Priority, d, now)
 			q.countLocked(b2i(added), 1)
 			q.mu.Unlock()
-			q.counted(added, true)
 		}
 		return
 	}
@@ -255,9 +224,6 @@ func (q *Queue[K]) AddWithOpts(o AddOpts, keys ...K) {
 	}
 	q.countLocked(added, b2i(o.After > 0)*len(keys))
 	q.mu.Unlock()
-	for i := range keys {
-		q.counted(i < added, o.After > 0)
-	}
 }
 
 // metricsNow reads the clock before taking the lock when metrics need it.
@@ -272,7 +238,6 @@ func (q *Queue[K]) metricsNow() int64 {
 // Done(key) when finished. It returns shutdown true, at once, after
 // ShutDown or ShutDownWithDrain.
 func (q *Queue[K]) Get() (key K, shutdown bool) {
-	var latency int64
 	now := q.metricsNow()
 	q.mu.Lock()
 	switch {
@@ -282,7 +247,7 @@ func (q *Queue[K]) Get() (key K, shutdown bool) {
 	case q.nready > 0:
 		id := q.popReady()
 		key = q.entries[id].key
-		latency = q.startProcessing(id, now)
+		q.startProcessing(id, now)
 		q.addDepth(-1)
 		q.mu.Unlock()
 	default:
@@ -290,17 +255,11 @@ func (q *Queue[K]) Get() (key K, shutdown bool) {
 		q.waiters = append(q.waiters, w)
 		q.mu.Unlock()
 		<-w.ch
-		key, shutdown, latency = w.key, w.shutdown, w.latency
+		key, shutdown = w.key, w.shutdown
 		*w = waiter[K]{ch: w.ch}
 		q.pool.Put(w)
-		if shutdown {
-			return key, true
-		}
 	}
-	if m := q.metrics; m != nil && !m.collected {
-		m.latencyM.Observe(time.Duration(latency).Seconds())
-	}
-	return key, false
+	return key, shutdown
 }
 
 // Done marks key as finished. If key was added while it was processed, it
@@ -316,14 +275,10 @@ func (q *Queue[K]) Done(key K) {
 	e := &q.entries[id]
 	e.flags &^= fProcessing
 	q.inflight--
-	var work int64
 	if m := q.metrics; m != nil {
-		work = now - e.started
+		m.work.observe(now - e.started)
 		q.startedSum -= e.started
 		q.unlinkProcessing(id)
-		if m.collected {
-			m.work.observe(work)
-		}
 	}
 	if e.flags&fDirty != 0 {
 		e.flags &^= fDirty
@@ -343,9 +298,6 @@ func (q *Queue[K]) Done(key K) {
 		}
 	}
 	q.mu.Unlock()
-	if m := q.metrics; m != nil && !m.collected {
-		m.workM.Observe(time.Duration(work).Seconds())
-	}
 	if final != nil {
 		final()
 	}

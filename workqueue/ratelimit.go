@@ -25,7 +25,7 @@ type RateLimiter[K comparable] interface {
 // nil, the same as client-go's default controller rate limiter: the larger
 // of a per-key exponential backoff from 5ms to 1000s and the wait of a
 // 10 qps token bucket with a burst of 100 shared by all keys.
-func DefaultRateLimiter[K comparable]() RateLimiter[K] {
+func DefaultRateLimiter[K comparable]() *MaxOfRateLimiter[K] {
 	return NewMaxOfRateLimiter(
 		NewItemExponentialFailureRateLimiter[K](5*time.Millisecond, 1000*time.Second),
 		NewBucketRateLimiter[K](10, 100),
@@ -45,7 +45,7 @@ var _ RateLimiter[string] = (*ItemExponentialFailureRateLimiter[string])(nil)
 
 // NewItemExponentialFailureRateLimiter returns a per-key exponential
 // backoff starting at base and capped at max.
-func NewItemExponentialFailureRateLimiter[K comparable](base, max time.Duration) RateLimiter[K] {
+func NewItemExponentialFailureRateLimiter[K comparable](base, max time.Duration) *ItemExponentialFailureRateLimiter[K] {
 	return &ItemExponentialFailureRateLimiter[K]{failures: make(map[K]int), base: base, max: max}
 }
 
@@ -92,7 +92,7 @@ var _ RateLimiter[string] = (*BucketRateLimiter[string])(nil)
 
 // NewBucketRateLimiter returns a token bucket of qps tokens a second with
 // room for burst tokens, starting full. A qps of 0 or less means no limit.
-func NewBucketRateLimiter[K comparable](qps float64, burst int) RateLimiter[K] {
+func NewBucketRateLimiter[K comparable](qps float64, burst int) *BucketRateLimiter[K] {
 	return &BucketRateLimiter[K]{qps: qps, burst: float64(burst), tokens: float64(burst)}
 }
 
@@ -130,7 +130,7 @@ var _ RateLimiter[string] = (*MaxOfRateLimiter[string])(nil)
 
 // NewMaxOfRateLimiter combines limiters: When asks all of them and returns
 // the longest wait, Forget forgets in all, NumRequeues is the largest.
-func NewMaxOfRateLimiter[K comparable](limiters ...RateLimiter[K]) RateLimiter[K] {
+func NewMaxOfRateLimiter[K comparable](limiters ...RateLimiter[K]) *MaxOfRateLimiter[K] {
 	return &MaxOfRateLimiter[K]{limiters: limiters}
 }
 

@@ -11,9 +11,6 @@ func (q *Queue[K]) ShutDown() {
 	q.shutdownLocked()
 	final := q.finalStats()
 	q.mu.Unlock()
-	if q.gaugeDone != nil {
-		<-q.gaugeDone
-	}
 	if final != nil {
 		final()
 	}
@@ -33,9 +30,6 @@ func (q *Queue[K]) ShutDownWithDrain() {
 	}
 	final := q.finalStats()
 	q.mu.Unlock()
-	if q.gaugeDone != nil {
-		<-q.gaugeDone
-	}
 	if final != nil {
 		final()
 	}
@@ -50,7 +44,6 @@ func (q *Queue[K]) shutdownLocked() {
 	}
 	q.shutdown = true
 	q.closed.Store(true)
-	close(q.stop)
 	for _, w := range q.waiters {
 		w.shutdown = true
 		w.ch <- struct{}{}
@@ -59,10 +52,6 @@ func (q *Queue[K]) shutdownLocked() {
 	q.waiters = q.waiters[:0]
 	if q.timer != nil {
 		q.timer.Stop()
-	}
-	if q.ctimer != nil {
-		q.ctimer.Stop()
-		q.ctimer = nil
 	}
 	// Drop every pending key; keep only the keys in flight.
 	for id := range q.entries {

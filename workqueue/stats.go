@@ -5,14 +5,13 @@ import (
 	"time"
 )
 
-// StatsProvider is a MetricsProvider that reads a queue's metrics when it
-// collects them instead of being told of every change. New detects it: the
-// queue then keeps its counts and histograms in plain fields under the
-// lock it already holds at every transition, so recording costs no atomic
-// operation and no call into the provider, and it runs no goroutine of its
-// own. The MetricsProvider methods are not called for such a queue.
+// StatsProvider reads the metrics of queues. New calls RegisterQueue once;
+// from then on the queue keeps its counts and histograms in plain fields
+// under the lock it already holds at every transition, so recording costs
+// no atomic operation, no call into the provider and no goroutine, and the
+// provider reads them when it collects. NewMetricsAdapter serves a
+// MetricsProvider that wants to be told of every change instead.
 type StatsProvider interface {
-	MetricsProvider
 	// HistogramBuckets returns the upper bounds, in seconds and in
 	// increasing order, of the latency and work duration histograms. An
 	// observation v counts in the first bucket whose bound b has v <= b.
@@ -27,13 +26,13 @@ type StatsProvider interface {
 	RegisterQueue(name string, read func(*Stats)) (final func())
 }
 
-// Stats is a snapshot of one queue's metrics, with the meanings given in
-// MetricsProvider.
+// Stats is a snapshot of one queue's metrics, with client-go's meanings.
 type Stats struct {
 	// Depth is the number of keys ready to be handed out or added while
 	// being processed.
 	Depth int
-	// Adds counts the adds that made a key ready or dirty.
+	// Adds counts the adds that made a key ready or dirty, including
+	// delayed keys when they become ready.
 	Adds uint64
 	// Retries counts the delayed and rate-limited adds.
 	Retries uint64
@@ -51,27 +50,58 @@ type Stats struct {
 }
 
 // Histogram is a snapshot of a histogram over the provider's
-// HistogramBuckets.
+// HistogramBuckets. Index len(HistogramBuckets()) is the bucket above
+// every bound.
 type Histogram struct {
-	// Counts[i] is the number of observations in bucket i (not cumulative);
-	// the last element, at index len(HistogramBuckets()), counts those
-	// above every bound.
+	// Counts[i] is the number of observations in bucket i (not cumulative).
 	Counts []uint64
-	// Sum is the sum of the observations in seconds.
-	Sum float64
+	// Sums[i] is the sum of the observations in bucket i, in seconds.
+	Sums []float64
+}
+
+// Count returns the number of observations.
+func (h *Histogram) Count() uint64 {
+	var n uint64
+	for _, c := range h.Counts {
+		n += c
+	}
+	return n
+}
+
+// Sum returns the sum of the observations in seconds.
+func (h *Histogram) Sum() float64 {
+	var s float64
+	for _, v := range h.Sums {
+		s += v
+	}
+	return s
+}
+
+// stats is what a queue with a StatsProvider records, guarded by the
+// queue's mutex; a nil *stats means no metrics.
+type stats struct {
+	depth         int // ready and dirty keys
+	adds, retries uint64
+	latency, work histogram
+	final         func() // the provider's, until it is called
+}
+
+func newStats(bounds []float64) *stats {
+	return &stats{latency: newHistogram(bounds), work: newHistogram(bounds)}
 }
 
 // histogram counts durations in nanoseconds against bounds converted once
-// from seconds; it is guarded by the queue's mutex.
+// from seconds.
 type histogram struct {
-	bounds []int64  // inclusive upper bounds in nanoseconds
-	counts []uint64 // len(bounds)+1
-	sumNs  int64    // nanoseconds not yet in sum
-	sum    float64  // seconds
+	bounds []int64   // inclusive upper bounds in nanoseconds
+	counts []uint64  // len(bounds)+1
+	sumNs  []int64   // per bucket, nanoseconds not yet in sums
+	sums   []float64 // per bucket, seconds
 }
 
 func newHistogram(bounds []float64) histogram {
-	h := histogram{bounds: make([]int64, len(bounds)), counts: make([]uint64, len(bounds)+1)}
+	n := len(bounds)
+	h := histogram{bounds: make([]int64, n), counts: make([]uint64, n+1), sumNs: make([]int64, n+1), sums: make([]float64, n+1)}
 	for i, b := range bounds {
 		h.bounds[i] = boundNanos(b)
 	}
@@ -105,38 +135,54 @@ func (h *histogram) observe(ns int64) {
 	}
 	h.counts[i]++
 	// Integer nanoseconds keep the float division out of the lock holder's
-	// path; they move to sum long before they could overflow.
-	h.sumNs += ns
-	if h.sumNs > 1<<62 || h.sumNs < -1<<62 {
-		h.flush()
+	// path; they move to sums long before they could overflow.
+	h.sumNs[i] += ns
+	if h.sumNs[i] > 1<<62 || h.sumNs[i] < -1<<62 {
+		h.flush(i)
 	}
 }
 
-func (h *histogram) flush() {
-	h.sum += time.Duration(h.sumNs).Seconds()
-	h.sumNs = 0
+func (h *histogram) flush(i int) {
+	h.sums[i] += time.Duration(h.sumNs[i]).Seconds()
+	h.sumNs[i] = 0
 }
 
-// read copies h into dst, reusing dst's slice.
+// read copies h into dst, reusing dst's slices.
 func (h *histogram) read(dst *Histogram) {
-	h.flush()
+	for i := range h.sumNs {
+		h.flush(i)
+	}
 	dst.Counts = append(dst.Counts[:0], h.counts...)
-	dst.Sum = h.sum
+	dst.Sums = append(dst.Sums[:0], h.sums...)
 }
 
-// readStats fills s with the queue's current metrics (StatsProvider only).
+// readStats fills s with the queue's current metrics.
 func (q *Queue[K]) readStats(s *Stats) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	m := q.metrics
-	s.Depth = m.depthN
+	s.Depth = m.depth
 	s.Adds, s.Retries = m.adds, m.retries
 	m.latency.read(&s.Latency)
 	m.work.read(&s.WorkDuration)
 	s.UnfinishedWorkSeconds, s.LongestRunningProcessorSeconds = q.inflightSeconds()
 }
 
-// finalStats returns the StatsProvider's final function once the queue's
+// inflightSeconds returns the seconds of work in flight and the seconds
+// the longest running key has been processed; q.mu held. The sum of start
+// times makes unfinished work O(1); the processing list is ordered by
+// start time, so its head is the longest running key.
+func (q *Queue[K]) inflightSeconds() (unfinished, longest float64) {
+	if q.inflight == 0 {
+		return 0, 0
+	}
+	now := q.now()
+	unfinished = time.Duration(int64(q.inflight)*now - q.startedSum).Seconds()
+	longest = time.Duration(now - q.entries[q.procHead].started).Seconds()
+	return unfinished, longest
+}
+
+// finalStats returns the provider's final function once the queue's
 // metrics can no longer change, and nil before and after; q.mu held.
 func (q *Queue[K]) finalStats() func() {
 	m := q.metrics
@@ -148,26 +194,18 @@ func (q *Queue[K]) finalStats() func() {
 	return f
 }
 
-// countLocked counts adds and retries of a StatsProvider; q.mu held.
+// countLocked counts adds and retries; q.mu held.
 func (q *Queue[K]) countLocked(adds, retries int) {
-	if m := q.metrics; m != nil && m.collected {
+	if m := q.metrics; m != nil {
 		m.adds += uint64(adds)
 		m.retries += uint64(retries)
 	}
 }
 
-// counted updates a simple provider's adds and retries counters outside
-// the lock.
-func (q *Queue[K]) counted(added, retry bool) {
-	m := q.metrics
-	if m == nil || m.collected {
-		return
-	}
-	if added {
-		m.addsM.Inc()
-	}
-	if retry {
-		m.retriesM.Inc()
+// countFired counts a delayed key that became ready; q.mu held.
+func (q *Queue[K]) countFired() {
+	if m := q.metrics; m != nil {
+		m.adds++
 	}
 }
 
@@ -176,15 +214,4 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// countFired counts a delayed key that became ready; q.mu held.
-func (q *Queue[K]) countFired() {
-	switch m := q.metrics; {
-	case m == nil:
-	case m.collected:
-		m.adds++
-	default:
-		m.addsM.Inc()
-	}
 }

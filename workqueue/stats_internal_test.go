@@ -8,9 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// nopStats is a StatsProvider that records nothing; its MetricsProvider
-// methods are nil and panic if called.
-type nopStats struct{ MetricsProvider }
+// nopStats is a StatsProvider that never reads.
+type nopStats struct{}
 
 func (nopStats) HistogramBuckets() []float64               { return []float64{1} }
 func (nopStats) RegisterQueue(string, func(*Stats)) func() { return func() {} }
@@ -53,14 +52,16 @@ func TestHistogramSum(t *testing.T) {
 	h.observe(int64(250 * time.Millisecond))
 	var got Histogram
 	h.read(&got)
-	assert.Equal(t, Histogram{Counts: []uint64{1, 1}, Sum: 1.75}, got)
+	assert.Equal(t, Histogram{Counts: []uint64{1, 1}, Sums: []float64{0.25, 1.5}}, got)
+	assert.Equal(t, uint64(2), got.Count())
+	assert.Equal(t, 1.75, got.Sum())
 
-	h.sumNs = 1 << 62
+	h.sumNs[0] = 1 << 62
 	h.observe(2) // the nanoseconds move to the float sum before they overflow
-	assert.Zero(t, h.sumNs)
+	assert.Zero(t, h.sumNs[0])
 	h.read(&got)
 	assert.Equal(t, []uint64{2, 1}, got.Counts)
-	assert.InDelta(t, 1.75+float64(1<<62+2)/1e9, got.Sum, 1e-6)
+	assert.InDelta(t, 1.75+float64(1<<62+2)/1e9, got.Sum(), 1e-6)
 }
 
 func TestAddLearnsToReadTheClockFirst(t *testing.T) {

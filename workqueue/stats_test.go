@@ -12,11 +12,8 @@ import (
 	"github.com/kubeloop/kubeloop/workqueue"
 )
 
-// fakeStats is a StatsProvider that keeps the reader New registers. Its
-// MetricsProvider methods are nil interface values: calling one panics.
+// fakeStats is a StatsProvider that keeps the reader New registers.
 type fakeStats struct {
-	workqueue.MetricsProvider
-
 	mu     sync.Mutex
 	name   string
 	read   func(*workqueue.Stats)
@@ -91,8 +88,8 @@ func TestStatsProvider(t *testing.T) {
 			Adds:    4,
 			Retries: 1,
 			// Buckets: <=0.5, <=1, <=2, above.
-			Latency:      workqueue.Histogram{Counts: []uint64{1, 1, 1, 1}, Sum: 0 + 1 + 2 + 2.5},
-			WorkDuration: workqueue.Histogram{Counts: []uint64{3, 0, 1, 0}, Sum: 2 + 0.5},
+			Latency:      workqueue.Histogram{Counts: []uint64{1, 1, 1, 1}, Sums: []float64{0, 1, 2, 2.5}},
+			WorkDuration: workqueue.Histogram{Counts: []uint64{3, 0, 1, 0}, Sums: []float64{0.5, 0, 2, 0}},
 		}, s)
 
 		q.Add(r("d"))
@@ -151,8 +148,8 @@ func TestStatsProviderHandoffToParkedWorker(t *testing.T) {
 		time.Sleep(time.Second)
 		q.Done(g.key)
 		s := p.stats()
-		assert.Equal(t, workqueue.Histogram{Counts: []uint64{1, 0, 0, 0}}, s.Latency)
-		assert.Equal(t, workqueue.Histogram{Counts: []uint64{0, 1, 0, 0}, Sum: 1}, s.WorkDuration)
+		assert.Equal(t, workqueue.Histogram{Counts: []uint64{1, 0, 0, 0}, Sums: []float64{0, 0, 0, 0}}, s.Latency)
+		assert.Equal(t, workqueue.Histogram{Counts: []uint64{0, 1, 0, 0}, Sums: []float64{0, 1, 0, 0}}, s.WorkDuration)
 		assert.Zero(t, s.Depth)
 		assert.Equal(t, uint64(1), s.Adds)
 	})

@@ -29,7 +29,7 @@ func stress(t *testing.T, seed uint64) {
 		keys      = 200
 		ops       = 2000
 	)
-	m := &fakeMetrics{}
+	m := &fakeStats{}
 	q := workqueue.New(workqueue.Options[req]{
 		Metrics:     m,
 		RateLimiter: workqueue.NewItemExponentialFailureRateLimiter[req](100*time.Microsecond, 2*time.Millisecond),
@@ -78,6 +78,25 @@ func stress(t *testing.T, seed uint64) {
 		})
 	}
 
+	// A reader samples the Stats while the queue runs, as a scrape would.
+	minDepth := 0
+	sampled := make(chan struct{})
+	stopSampling := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var st workqueue.Stats
+		for {
+			select {
+			case <-stopSampling:
+				return
+			default:
+			}
+			m.read(&st)
+			minDepth = min(minDepth, st.Depth)
+			time.Sleep(100 * time.Microsecond)
+		}
+	}()
+
 	var pg sync.WaitGroup
 	for p := range producers {
 		rnd := rand.New(rand.NewPCG(seed, 100+uint64(p)))
@@ -122,9 +141,13 @@ func stress(t *testing.T, seed uint64) {
 		q.ShutDownWithDrain()
 	}
 	wg.Wait()
+	close(stopSampling)
+	<-sampled
 	assert.Zero(t, overlaps.Load(), "a key was processed by two workers at once")
 	assert.Positive(t, processed.Load())
-	s := m.snapshot()
-	assert.Equal(t, int64(0), s.depth)
-	assert.Equal(t, int64(0), s.minDepth, "depth never negative")
+	s := m.stats()
+	assert.Zero(t, s.Depth)
+	assert.Zero(t, minDepth, "depth never negative")
+	assert.Equal(t, 1, m.finalCalls())
+	assert.Equal(t, uint64(processed.Load()), s.WorkDuration.Count(), "one work duration per key processed")
 }

@@ -12,7 +12,7 @@ import (
 // newProductionProvider returns the workqueue metrics provider a kubeloop
 // controller named controller gets from its manager: internal/metrics'
 // provider registered on the manager's (here a fresh) registry.
-func newProductionProvider(controller string) workqueue.MetricsProvider {
+func newProductionProvider(controller string) workqueue.StatsProvider {
 	p, err := metrics.NewWorkqueue(prometheus.NewRegistry(), controller)
 	if err != nil {
 		panic(err)
@@ -20,8 +20,8 @@ func newProductionProvider(controller string) workqueue.MetricsProvider {
 	return p
 }
 
-// promProvider is a Prometheus MetricsProvider for kubeloop's queue that
-// implements only the simple workqueue.MetricsProvider interface, with
+// promProvider is a client-go style workqueue.MetricsProvider for
+// kubeloop's queue (served through workqueue.NewMetricsAdapter), with
 // controller-runtime's metric names, labels and histogram settings
 // (native histograms included): what a user who writes their own provider
 // would get (BenchmarkKubeloopMetricsCost, provider=simple).

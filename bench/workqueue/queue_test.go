@@ -209,15 +209,16 @@ func run(b *testing.B, q queue, w int, produce func()) {
 }
 
 // BenchmarkKubeloopMetricsCost splits kubeloop's metrics=on cost into the
-// queue's own bookkeeping (provider=noop: clock reads, counts), the
-// production provider's (provider=prom: the same provider as metrics=on)
-// and a provider with only the simple MetricsProvider interface
-// (provider=simple: Prometheus vectors updated on every change).
+// queue's own bookkeeping (provider=noop: clock reads, counts; a
+// StatsProvider that never reads), the production provider's
+// (provider=prom: the same provider as metrics=on) and a client-go style
+// MetricsProvider through workqueue.NewMetricsAdapter (provider=simple:
+// Prometheus vectors fed every 500ms).
 func BenchmarkKubeloopMetricsCost(b *testing.B) {
-	providers := map[string]workqueue.MetricsProvider{
+	providers := map[string]workqueue.StatsProvider{
 		"noop":   noopKubeloopProvider{},
 		"prom":   newProductionProvider("bench_cost"),
-		"simple": newPromProvider(prometheus.NewRegistry()),
+		"simple": workqueue.NewMetricsAdapter(newPromProvider(prometheus.NewRegistry())),
 	}
 	for _, sc := range scenarios[:5] {
 		for _, pn := range []string{"noop", "prom", "simple"} {
@@ -233,18 +234,10 @@ func BenchmarkKubeloopMetricsCost(b *testing.B) {
 	}
 }
 
+// noopKubeloopProvider is a StatsProvider that never reads.
 type noopKubeloopProvider struct{}
 
-func (noopKubeloopProvider) NewDepthMetric(string) workqueue.GaugeMetric       { return noopMetric{} }
-func (noopKubeloopProvider) NewAddsMetric(string) workqueue.CounterMetric      { return noopMetric{} }
-func (noopKubeloopProvider) NewLatencyMetric(string) workqueue.HistogramMetric { return noopMetric{} }
-func (noopKubeloopProvider) NewWorkDurationMetric(string) workqueue.HistogramMetric {
-	return noopMetric{}
+func (noopKubeloopProvider) HistogramBuckets() []float64 {
+	return prometheus.ExponentialBuckets(10e-9, 10, 12)
 }
-func (noopKubeloopProvider) NewUnfinishedWorkSecondsMetric(string) workqueue.SettableGaugeMetric {
-	return noopMetric{}
-}
-func (noopKubeloopProvider) NewLongestRunningProcessorSecondsMetric(string) workqueue.SettableGaugeMetric {
-	return noopMetric{}
-}
-func (noopKubeloopProvider) NewRetriesMetric(string) workqueue.CounterMetric { return noopMetric{} }
+func (noopKubeloopProvider) RegisterQueue(string, func(*workqueue.Stats)) func() { return func() {} }

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/kubeloop/kubeloop/workqueue"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -48,13 +50,9 @@ func TestWorkqueueProvider(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	w, err := NewWorkqueue(reg, "apps")
 	require.NoError(t, err)
-	w.NewAddsMetric("apps").Inc()
-	w.NewDepthMetric("apps").Inc()
-	w.NewRetriesMetric("apps").Inc()
-	w.NewLatencyMetric("apps").Observe(0.1)
-	w.NewWorkDurationMetric("apps").Observe(0.1)
-	w.NewUnfinishedWorkSecondsMetric("apps").Set(1)
-	w.NewLongestRunningProcessorSecondsMetric("apps").Set(1)
+	q := workqueue.New(workqueue.Options[string]{Name: "apps", Metrics: w})
+	defer q.ShutDown()
+	q.Add("a")
 	_, err = NewWorkqueue(reg, "pods")
 	require.NoError(t, err)
 

@@ -27,9 +27,7 @@ type workqueueCollector struct {
 type series struct {
 	name, controller string
 	created          time.Time
-	// total holds the counts and histograms of the queues that retired and
-	// everything recorded through the simple MetricsProvider methods
-	// (including their gauges).
+	// total holds the counts and histograms of the queues that retired.
 	total workqueue.Stats
 	live  []*liveQueue
 }
@@ -79,8 +77,8 @@ func (c *workqueueCollector) collect() []prometheus.Metric {
 	var sum, one workqueue.Stats
 	for _, s := range c.series {
 		sum = s.total
-		sum.Latency.Counts = slices.Clone(s.total.Latency.Counts)
-		sum.WorkDuration.Counts = slices.Clone(s.total.WorkDuration.Counts)
+		sum.Latency = cloneHistogram(s.total.Latency)
+		sum.WorkDuration = cloneHistogram(s.total.WorkDuration)
 		for _, q := range s.live {
 			q.read(&one)
 			addCumulative(&sum, &one)
@@ -112,7 +110,11 @@ func (c *workqueueCollector) histogram(d *prometheus.Desc, h *workqueue.Histogra
 			cum[c.buckets[i]] = n
 		}
 	}
-	return prometheus.MustNewConstHistogramWithCreatedTimestamp(d, n, h.Sum, cum, created, lv...)
+	return prometheus.MustNewConstHistogramWithCreatedTimestamp(d, n, h.Sum(), cum, created, lv...)
+}
+
+func cloneHistogram(h workqueue.Histogram) workqueue.Histogram {
+	return workqueue.Histogram{Counts: slices.Clone(h.Counts), Sums: slices.Clone(h.Sums)}
 }
 
 // addCumulative adds the counters and histograms of one to sum.
@@ -126,15 +128,8 @@ func addCumulative(sum, one *workqueue.Stats) {
 func addHistogram(sum, one *workqueue.Histogram) {
 	for i, v := range one.Counts {
 		sum.Counts[i] += v
+		sum.Sums[i] += one.Sums[i]
 	}
-	sum.Sum += one.Sum
-}
-
-// seriesOf returns the series {name, controller}, creating it.
-func (c *workqueueCollector) seriesOf(name, controller string) *series {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.seriesLocked(name, controller)
 }
 
 func (c *workqueueCollector) seriesLocked(name, controller string) *series {
@@ -143,8 +138,9 @@ func (c *workqueueCollector) seriesLocked(name, controller string) *series {
 		return s
 	}
 	s := &series{name: name, controller: controller, created: time.Now()}
-	s.total.Latency.Counts = make([]uint64, len(c.buckets)+1)
-	s.total.WorkDuration.Counts = make([]uint64, len(c.buckets)+1)
+	n := len(c.buckets) + 1
+	s.total.Latency = workqueue.Histogram{Counts: make([]uint64, n), Sums: make([]float64, n)}
+	s.total.WorkDuration = workqueue.Histogram{Counts: make([]uint64, n), Sums: make([]float64, n)}
 	c.byKey[k] = s
 	c.series = append(c.series, s)
 	return s

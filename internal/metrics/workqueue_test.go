@@ -57,7 +57,7 @@ func exposition(t *testing.T, reg prometheus.Gatherer) []string {
 // script drives a queue named name through adds, a delayed add, gets and
 // dones with known waits; it leaves one key ready (a, added while it was
 // processed) and one in flight for 2s (c), or none in flight when idle.
-func script(name string, p workqueue.MetricsProvider, idle bool) *workqueue.Queue[string] {
+func script(name string, p workqueue.StatsProvider, idle bool) *workqueue.Queue[string] {
 	q := workqueue.New(workqueue.Options[string]{Name: name, Metrics: p})
 	q.Add("a")
 	q.Add("a") // duplicate
@@ -75,7 +75,7 @@ func script(name string, p workqueue.MetricsProvider, idle bool) *workqueue.Queu
 	k, _ = q.Get() // c waited 0.253s
 	if idle {
 		q.Done(k)
-		time.Sleep(time.Second) // past the simple provider's gauge period
+		time.Sleep(time.Second) // past the adapter's period
 		synctest.Wait()
 	} else {
 		time.Sleep(2 * time.Second)
@@ -84,10 +84,10 @@ func script(name string, p workqueue.MetricsProvider, idle bool) *workqueue.Queu
 }
 
 // TestWorkqueueExposesWhatVectorsWould checks that the collected metrics
-// are those that Prometheus vectors updated on every change (the
-// provider's simple MetricsProvider methods, used the way client-go's
-// queue uses its provider) expose for the same sequence: names, help,
-// types, labels, values, histogram buckets, counts and sums.
+// are those that Prometheus vectors, fed through workqueue's
+// MetricsAdapter the way client-go's queue feeds its provider, expose for
+// the same sequence: names, help, types, labels, values, histogram
+// buckets, counts and sums.
 func TestWorkqueueExposesWhatVectorsWould(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		reg := prometheus.NewRegistry()
@@ -98,9 +98,7 @@ func TestWorkqueueExposesWhatVectorsWould(t *testing.T) {
 		got := exposition(t, reg)
 
 		vreg := prometheus.NewRegistry()
-		vw, err := NewWorkqueue(vreg, "apps")
-		require.NoError(t, err)
-		vq := script("apps", simpleOnly{vw}, true)
+		vq := script("apps", workqueue.NewMetricsAdapter(newVectors(vreg, "apps")), true)
 		defer vq.ShutDown()
 		assert.Equal(t, exposition(t, vreg), got)
 
@@ -117,9 +115,65 @@ func TestWorkqueueExposesWhatVectorsWould(t *testing.T) {
 	})
 }
 
-// simpleOnly hides the StatsProvider methods, so the queue uses the
-// simple MetricsProvider methods.
-type simpleOnly struct{ workqueue.MetricsProvider }
+// vectors is a client-go style MetricsProvider on Prometheus vectors with
+// the collector's names, help, labels and buckets.
+type vectors struct {
+	controller                 string
+	depth, unfinished, longest *prometheus.GaugeVec
+	adds, retries              *prometheus.CounterVec
+	latency, work              *prometheus.HistogramVec
+}
+
+func newVectors(reg prometheus.Registerer, controller string) *vectors {
+	labels := []string{"name", "controller"}
+	gauge := func(name, help string) *prometheus.GaugeVec {
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Subsystem: "workqueue", Name: name, Help: help}, labels)
+	}
+	counter := func(name, help string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Subsystem: "workqueue", Name: name, Help: help}, labels)
+	}
+	hist := func(name, help string) *prometheus.HistogramVec {
+		return prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Subsystem: "workqueue", Name: name, Help: help, Buckets: prometheus.ExponentialBuckets(10e-9, 10, 12),
+		}, labels)
+	}
+	v := &vectors{
+		controller: controller,
+		depth:      gauge("depth", "Current depth of workqueue"),
+		adds:       counter("adds_total", "Total number of adds handled by workqueue"),
+		latency:    hist("queue_duration_seconds", "How long in seconds an item stays in workqueue before being requested"),
+		work:       hist("work_duration_seconds", "How long in seconds processing an item from workqueue takes."),
+		unfinished: gauge("unfinished_work_seconds", "How many seconds of work has been done that is in progress and hasn't "+
+			"been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck "+
+			"threads by observing the rate at which this increases."),
+		longest: gauge("longest_running_processor_seconds", "How many seconds has the longest running processor for workqueue been running."),
+		retries: counter("retries_total", "Total number of retries handled by workqueue"),
+	}
+	reg.MustRegister(v.depth, v.adds, v.latency, v.work, v.unfinished, v.longest, v.retries)
+	return v
+}
+
+func (v *vectors) NewDepthMetric(name string) workqueue.GaugeMetric {
+	return v.depth.WithLabelValues(name, v.controller)
+}
+func (v *vectors) NewAddsMetric(name string) workqueue.CounterMetric {
+	return v.adds.WithLabelValues(name, v.controller)
+}
+func (v *vectors) NewLatencyMetric(name string) workqueue.HistogramMetric {
+	return v.latency.WithLabelValues(name, v.controller)
+}
+func (v *vectors) NewWorkDurationMetric(name string) workqueue.HistogramMetric {
+	return v.work.WithLabelValues(name, v.controller)
+}
+func (v *vectors) NewUnfinishedWorkSecondsMetric(name string) workqueue.SettableGaugeMetric {
+	return v.unfinished.WithLabelValues(name, v.controller)
+}
+func (v *vectors) NewLongestRunningProcessorSecondsMetric(name string) workqueue.SettableGaugeMetric {
+	return v.longest.WithLabelValues(name, v.controller)
+}
+func (v *vectors) NewRetriesMetric(name string) workqueue.CounterMetric {
+	return v.retries.WithLabelValues(name, v.controller)
+}
 
 func TestWorkqueueReadsWorkInFlightWhenCollected(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
