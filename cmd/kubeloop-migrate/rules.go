@@ -1,0 +1,262 @@
+package main
+
+// The rules are MIGRATING.md as data: where each controller-runtime import
+// path and name lives in kubeloop, and what to do where no mechanical
+// rewrite is safe. rules_test.go checks every target against kubeloop's
+// own source, so a rule cannot name something kubeloop does not have.
+
+const (
+	crModule = "sigs.k8s.io/controller-runtime"
+	klModule = "github.com/kubeloop/kubeloop"
+)
+
+// pkgRule says where one controller-runtime package went.
+type pkgRule struct {
+	// to is the kubeloop package that takes the import path as a whole
+	// (the local name is kept); "" when members move one by one or the
+	// package has no kubeloop home.
+	to string
+	// members are the names that live elsewhere, or need a note. A name
+	// not listed keeps its name in to.
+	members map[string]target
+	// note is the manual step for a package without a kubeloop home
+	// (to == "" and the name is not in members).
+	note string
+}
+
+// target is where one controller-runtime name goes.
+type target struct {
+	path string // import path of the new home; "" keeps the name where it is
+	name string // name in path; "" means the same name
+	kind string // summary kind of the rewrite
+
+	ptr  bool // an interface that became a concrete type: use *path.name
+	call bool // a variable that became a function: path.name()
+
+	// drop, on a struct field, removes the key and value (kubeloop does
+	// not need it); note says why. note alone (no path, no drop) leaves
+	// the code in place with a manual comment.
+	drop bool
+	note string
+}
+
+func kl(pkg string) string { return klModule + "/" + pkg }
+
+const (
+	kindImport   = "import path"
+	kindCtrl     = "ctrl alias"
+	kindRename   = "renamed identifier"
+	kindField    = "option field"
+	kindEvent    = "event type"
+	kindRecorder = "event recorder"
+	kindMetrics  = "metrics server options"
+	kindWebhook  = "webhook"
+	kindLogger   = "logger"
+	kindScheme   = "scheme"
+)
+
+var (
+	noteZap = "controller-runtime's zap package has no kubeloop twin. It still works (zap.New returns a logr.Logger), " +
+		"but it keeps controller-runtime in go.mod: use github.com/go-logr/zapr (logger := zapr.NewLogger(zapLog)), " +
+		"then slog.SetDefault(slog.New(logr.ToSlogHandler(logger))) and manager.Options{Logger: logger}"
+	noteCertwatcher = "kubeloop's webhook and metrics servers reload their certificates themselves: set CertDir, CertName and KeyName " +
+		"in webhook.Options or manager.MetricsOptions (SecureServing) and delete the certwatcher and its TLSOpts"
+	noteMetrics  = "kubeloop has no global metrics registry: register collectors on mgr.MetricsRegistry() (a prometheus.Registerer)"
+	noteRequeue  = "Result{Requeue: true} has no kubeloop twin: return an error for backoff, or set RequeueAfter"
+	noteDecoder  = "kubeloop's typed admission.Defaulter[T] and Validator[T] decode for you; raw handlers read req.Object.Raw"
+	noteWatchNS  = "Options.Namespace: use Cache: cache.Options{DefaultNamespaces: []string{ns}}"
+	notePointers = "kubeloop takes a time.Duration here, not a pointer"
+)
+
+// packages maps controller-runtime import paths to their rules.
+var packages = map[string]pkgRule{
+	crModule: {members: ctrlMembers},
+
+	crModule + "/pkg/builder":            {to: kl("controller/builder"), members: map[string]target{"WebhookManagedBy": {note: "use webhook.ManagedBy(mgr, obj)"}, "WithLogConstructor": {note: "not offered: the controller's logger is Options.Logger"}}},
+	crModule + "/pkg/cache":              {to: kl("cache")},
+	crModule + "/pkg/client":             {to: kl("client"), members: clientMembers},
+	crModule + "/pkg/client/apiutil":     {to: kl("client/apiutil")},
+	crModule + "/pkg/client/config":      {to: kl("client/config"), members: map[string]target{"RegisterFlags": {note: "kubeloop registers no flags: define --kubeconfig yourself and use config.Load(path)"}}},
+	crModule + "/pkg/client/fake":        {to: kl("client/fake")},
+	crModule + "/pkg/client/interceptor": {to: kl("client/interceptor")},
+	crModule + "/pkg/controller": {to: kl("controller"), members: map[string]target{
+		"Controller": {path: kl("controller"), ptr: true, kind: kindRename},
+		"NewTyped":   {note: "kubeloop has no Typed twins: use controller.New"},
+	}},
+	crModule + "/pkg/controller/controllerutil": {to: kl("controller/controllerutil")},
+	crModule + "/pkg/envtest":                   {to: kl("envtest")},
+	crModule + "/pkg/event":                     {members: eventMembers()},
+	crModule + "/pkg/handler":                   {to: kl("handler"), members: typedNotes("TypedEnqueueRequestForObject", "TypedEnqueueRequestForOwner", "TypedEnqueueRequestsFromMapFunc", "TypedFuncs", "TypedEventHandler", "TypedMapFunc")},
+	crModule + "/pkg/healthz":                   {to: kl("manager/healthz")},
+	crModule + "/pkg/log":                       {to: kl("log"), members: logMembers},
+	crModule + "/pkg/manager": {to: kl("manager"), members: map[string]target{
+		"Manager": {path: kl("manager"), ptr: true, kind: kindRename},
+	}},
+	crModule + "/pkg/manager/signals": {to: kl("manager/signals")},
+	crModule + "/pkg/predicate":       {to: kl("handler/predicate"), members: typedNotes("TypedFuncs", "TypedPredicate", "TypedGenerationChangedPredicate")},
+	crModule + "/pkg/reconcile": {to: kl("reconcile"), members: map[string]target{
+		"AsReconciler": {path: kl("controller"), kind: kindRename},
+	}},
+	crModule + "/pkg/scheme": {to: kl("scheme")},
+	crModule + "/pkg/source": {to: kl("controller/source"), members: typedNotes("TypedKind", "TypedChannel")},
+	crModule + "/pkg/webhook": {to: kl("webhook"), members: map[string]target{
+		"Server":          {path: kl("webhook"), ptr: true, kind: kindRename},
+		"CustomDefaulter": {note: "use admission.Defaulter[*YourType] (the webhook rewrite does this where the methods are in this file)"},
+		"CustomValidator": {note: "use admission.Validator[*YourType] (the webhook rewrite does this where the methods are in this file)"},
+	}},
+	crModule + "/pkg/webhook/admission": {to: kl("webhook/admission"), members: map[string]target{
+		"CustomDefaulter": {note: "use admission.Defaulter[*YourType] (the webhook rewrite does this where the methods are in this file)"},
+		"CustomValidator": {note: "use admission.Validator[*YourType] (the webhook rewrite does this where the methods are in this file)"},
+		"Decoder":         {note: noteDecoder},
+		"NewDecoder":      {note: noteDecoder},
+	}},
+	crModule + "/pkg/webhook/conversion": {to: kl("webhook/conversion"), members: map[string]target{
+		"NewWebhookHandler": {path: kl("webhook/conversion"), name: "NewWebhook", kind: kindRename},
+	}},
+	crModule + "/pkg/metrics/server": {members: map[string]target{
+		"Options": {path: kl("manager"), name: "MetricsOptions", kind: kindMetrics},
+		"Filter":  {path: kl("manager"), name: "MetricsFilter", kind: kindMetrics},
+	}, note: "the metrics server is part of kubeloop's manager (manager.MetricsOptions)"},
+	crModule + "/pkg/metrics/filters": {members: map[string]target{
+		"WithAuthenticationAndAuthorization": {path: kl("manager"), kind: kindMetrics},
+	}, note: "the metrics filters are in kubeloop's manager package"},
+
+	crModule + "/pkg/metrics":        {note: noteMetrics},
+	crModule + "/pkg/log/zap":        {note: noteZap},
+	crModule + "/pkg/certwatcher":    {note: noteCertwatcher},
+	crModule + "/pkg/cluster":        {note: "kubeloop has no cluster package: a manager per cluster (manager.New) gives the same client, cache and mapper"},
+	crModule + "/pkg/leaderelection": {note: "use kubeloop's leaderelection.New(cfg, leaderelection.Options) or the manager's LeaderElection options"},
+}
+
+// ctrlMembers is the ctrl alias package (sigs.k8s.io/controller-runtime):
+// each name goes to the kubeloop package it lives in.
+var ctrlMembers = map[string]target{
+	"Builder":                {path: kl("controller/builder"), kind: kindCtrl},
+	"Request":                {path: kl("reconcile"), kind: kindCtrl},
+	"Result":                 {path: kl("reconcile"), kind: kindCtrl},
+	"Manager":                {path: kl("manager"), ptr: true, kind: kindCtrl},
+	"Options":                {path: kl("manager"), kind: kindCtrl},
+	"NewManager":             {path: kl("manager"), name: "New", kind: kindCtrl},
+	"NewControllerManagedBy": {path: kl("controller/builder"), name: "ControllerManagedBy", kind: kindCtrl},
+	"GetConfig":              {path: kl("client/config"), kind: kindCtrl},
+	"GetConfigOrDie":         {path: kl("client/config"), kind: kindCtrl},
+	"CreateOrUpdate":         {path: kl("controller/controllerutil"), kind: kindCtrl},
+	"SetControllerReference": {path: kl("controller/controllerutil"), kind: kindCtrl},
+	"SetupSignalHandler":     {path: kl("manager/signals"), kind: kindCtrl},
+	"SchemeBuilder":          {path: kl("scheme"), name: "Builder", kind: kindCtrl},
+	"GroupVersion":           {path: "k8s.io/apimachinery/pkg/runtime/schema", kind: kindCtrl},
+	"GroupResource":          {path: "k8s.io/apimachinery/pkg/runtime/schema", kind: kindCtrl},
+	"TypeMeta":               {path: "k8s.io/apimachinery/pkg/apis/meta/v1", kind: kindCtrl},
+	"ObjectMeta":             {path: "k8s.io/apimachinery/pkg/apis/meta/v1", kind: kindCtrl},
+	"Log":                    {path: kl("log"), name: "Default", call: true, kind: kindLogger},
+	"LoggerFrom":             {path: kl("log"), name: "FromContext", kind: kindLogger},
+	"LoggerInto":             {path: kl("log"), name: "IntoContext", kind: kindLogger},
+	"NewWebhookManagedBy":    {note: "use webhook.ManagedBy(mgr, obj) (the webhook rewrite does this for NewWebhookManagedBy(mgr).For(obj))"},
+	"RegisterFlags":          {note: "kubeloop registers no flags: define --kubeconfig yourself and use config.Load(path)"},
+}
+
+var logMembers = map[string]target{
+	"Log":                  {path: kl("log"), name: "Default", call: true, kind: kindLogger},
+	"NullLogSink":          {note: "use logr.Discard()"},
+	"NewDelegatingLogSink": {note: "not needed: log.Default() follows slog.SetDefault"},
+	"KubeAPIWarningLogger": {note: "not offered: client-go logs API warnings through klog"},
+}
+
+var clientMembers = map[string]target{
+	"WithWatch":           {note: "kubeloop's client.Client has no Watch; use the cache's informers or a client-go watch"},
+	"NewWithWatch":        {note: "kubeloop's client.Client has no Watch; use client.New and the cache's informers"},
+	"NewNamespacedClient": {note: "not in kubeloop yet: pass client.InNamespace(ns) to List and set the namespace on objects"},
+	"WithFieldOwner":      {note: "not in kubeloop yet: pass client.FieldOwner(name) to each write"},
+	"NewDryRunClient":     {note: "not in kubeloop yet: pass client.DryRunAll to each write"},
+	"WithFieldValidation": {note: "not in kubeloop: pass client.FieldValidation(...) to each write"},
+}
+
+// eventMembers: pkg/event's types are in kubeloop's handler package.
+func eventMembers() map[string]target {
+	m := map[string]target{}
+	for _, n := range []string{"CreateEvent", "UpdateEvent", "DeleteEvent", "GenericEvent"} {
+		m[n] = target{path: kl("handler"), kind: kindEvent}
+	}
+	for _, n := range []string{"TypedCreateEvent", "TypedUpdateEvent", "TypedDeleteEvent", "TypedGenericEvent"} {
+		m[n] = target{note: "kubeloop has no Typed twins: use handler." + n[len("Typed"):]}
+	}
+	return m
+}
+
+func typedNotes(names ...string) map[string]target {
+	m := map[string]target{}
+	for _, n := range names {
+		m[n] = target{note: "kubeloop has no Typed twins: use the name without Typed"}
+	}
+	return m
+}
+
+// fieldRule is what happens to one field of a controller-runtime struct in
+// a composite literal (Type{Field: value}) or an assignment (x.Field = v).
+type fieldRule struct {
+	rename string // the kubeloop field name
+	drop   bool   // remove the key and value; note says why
+	deref  bool   // the value was a pointer: &x becomes x
+	note   string // a manual step (with drop: what was dropped)
+}
+
+// fields is keyed by controller-runtime import path and type name.
+var fields = map[string]map[string]fieldRule{
+	crModule + ".Options":              managerFields,
+	crModule + "/pkg/manager.Options":  managerFields,
+	crModule + ".Result":               resultFields,
+	crModule + "/pkg/reconcile.Result": resultFields,
+	crModule + "/pkg/controller.Options": {
+		"ReconciliationTimeout": {rename: "ReconcileTimeout"},
+		"SkipNameValidation":    {drop: true, note: "dropped SkipNameValidation: kubeloop checks names per manager"},
+		"UsePriorityQueue":      {drop: true, note: "dropped UsePriorityQueue: kubeloop's queue always has priorities"},
+		"EnableWarmup":          {drop: true, note: "dropped EnableWarmup: kubeloop requests informers when the controller is built"},
+		"NewQueue":              {note: "kubeloop's controller builds its own workqueue.Queue; remove NewQueue"},
+		"LogConstructor":        {note: "use Options.Logger"},
+	},
+	crModule + "/pkg/client.Options": {
+		"DryRun":          {note: "not offered: pass client.DryRunAll to each write"},
+		"FieldValidation": {note: "not offered: pass client.FieldValidation(...) to each write"},
+		"WarningHandler":  {note: "not offered: client-go's rest.Config.WarningHandler"},
+	},
+	crModule + "/pkg/webhook.Options": {
+		"WebhookMux":   {note: "not offered: register handlers with server.Register"},
+		"ClientCAName": {note: "not offered: check client certificates in TLSOpts"},
+	},
+	crModule + "/pkg/envtest.Environment": {
+		"ErrorIfCRDPathMissing":    {drop: true, note: "dropped ErrorIfCRDPathMissing: kubeloop's envtest always fails on a missing CRD path"},
+		"AttachControlPlaneOutput": {drop: true, note: "dropped AttachControlPlaneOutput: kubeloop's envtest keeps the control plane's output in its temporary directory"},
+		"UseExistingCluster":       {note: "not in kubeloop's envtest yet: start the suite against envtest, or build the client from config.GetConfig()"},
+		"WebhookInstallOptions":    {note: "not in kubeloop's envtest yet: run the webhook server on webhook.AnyPort and create the webhook configurations in the suite"},
+		"CRDInstallOptions":        {note: "use CRDDirectoryPaths, CRDs (unstructured) or InstallCRDs"},
+		"ControlPlane":             {note: "use APIServerFlags and Authorization"},
+		"Scheme":                   {drop: true, note: "dropped Scheme: kubeloop's envtest installs CRDs as unstructured objects"},
+		"DownloadBinaryAssets":     {drop: true, note: "dropped DownloadBinaryAssets: kubeloop's envtest runs the binaries `make tools` builds"},
+		"CRDs":                     {note: "kubeloop's Environment.CRDs are []*unstructured.Unstructured (envtest.ReadCRDs)"},
+	},
+}
+
+var resultFields = map[string]fieldRule{"Requeue": {note: noteRequeue}}
+
+var managerFields = map[string]fieldRule{
+	"LeaseDuration":              {deref: true, note: notePointers},
+	"RenewDeadline":              {deref: true, note: notePointers},
+	"RetryPeriod":                {deref: true, note: notePointers},
+	"GracefulShutdownTimeout":    {deref: true, note: notePointers},
+	"LeaderElectionResourceLock": {drop: true, note: "dropped LeaderElectionResourceLock: kubeloop always uses a Lease"},
+	"Namespace":                  {note: noteWatchNS},
+	"MetricsBindAddress":         {note: "use Metrics: manager.MetricsOptions{BindAddress: ...}"},
+	"Port":                       {note: "use WebhookServer: webhook.NewServer(webhook.Options{Port: ...})"},
+	"NewClient":                  {note: "not offered: configure the client with Options.Client"},
+	"NewCache":                   {note: "not offered: configure the cache with Options.Cache"},
+	"BaseContext":                {note: "not offered: Start's context is the base"},
+}
+
+// methodNotes are method names whose calls need a manual step wherever
+// they appear in a migrated package.
+var methodNotes = map[string]string{
+	"WithRuntimeObjects":           "kubeloop's fake builder has no WithRuntimeObjects: use WithObjects",
+	"WithLists":                    "kubeloop's fake builder has no WithLists: use WithObjects with the items",
+	"AnnotatedEventf":              "events.k8s.io recorders have no AnnotatedEventf: use Eventf and set annotations elsewhere",
+	"AddMetricsServerExtraHandler": "use manager.Options{Metrics: manager.MetricsOptions{ExtraHandlers: ...}}",
+}
