@@ -34,8 +34,13 @@ const metricsReviewTimeout = 10 * time.Second
 // ClusterRole with nonResourceURLs ["/metrics"] and verbs ["get"].
 // Without a token it answers 401, with an invalid one 401, without the
 // permission 403; when a review cannot be made it answers 500, never
-// letting the request through. Serve it over TLS or on loopback: a
-// bearer token sent in the clear can be replayed.
+// letting the request through. Serve it over TLS (MetricsOptions.
+// SecureServing) or on loopback: a bearer token sent in the clear can be
+// replayed. This is the kubebuilder scaffold's
+// filters.WithAuthenticationAndAuthorization; the manager's identity needs
+// create on tokenreviews.authentication.k8s.io and
+// subjectaccessreviews.authorization.k8s.io (the scaffold's
+// metrics_auth_role).
 func WithAuthenticationAndAuthorization(cfg *rest.Config, httpClient *http.Client) (MetricsFilter, error) {
 	cs, err := kubernetes.NewForConfigAndClient(cfg, httpClient)
 	if err != nil {

@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -103,7 +104,8 @@ type Options struct {
 	// no leadership, and is in readiness as the "webhook" check. Nil: no
 	// server until GetWebhookServer is first called, which then creates one
 	// with webhook.Options' defaults (port 9443) and the manager's metrics
-	// and logger.
+	// and logger. A Server given here whose webhook.Options left Metrics or
+	// Logger zero gets the manager's registry and logger too.
 	WebhookServer *webhook.Server
 
 	// Sharding makes this replica one shard of a ring: the cache holds
@@ -132,6 +134,25 @@ type MetricsOptions struct {
 	// a token allowed to get the path. Nil: no filter, anyone who reaches
 	// the address reads the metrics.
 	FilterProvider MetricsFilterProvider
+
+	// SecureServing serves HTTPS: with the pair in CertDir, or a
+	// self-signed certificate generated at Start when CertDir is empty
+	// (the kubebuilder scaffold's --metrics-secure). False: plain HTTP.
+	SecureServing bool
+	// CertDir holds the serving certificate and key, in PEM. They are
+	// re-read when their contents change (looked at, at most once a second,
+	// on a TLS handshake; webhook.CertWatcher), so a rotated pair (for
+	// example from cert-manager) is served without a restart. "": a
+	// self-signed certificate. Requires SecureServing.
+	CertDir string
+	// CertName is the certificate file in CertDir. "": "tls.crt".
+	CertName string
+	// KeyName is the private key file in CertDir. "": "tls.key".
+	KeyName string
+	// TLSOpts change the TLS configuration after its defaults (TLS 1.2 at
+	// least, HTTP/1.1 only, the certificate) are set. Nil: none. Requires
+	// SecureServing.
+	TLSOpts []func(*tls.Config)
 }
 
 // defaulted returns a copy of o with every zero field set. It is the
@@ -151,6 +172,12 @@ func (o Options) defaulted() Options {
 	}
 	if o.GracefulShutdownTimeout == 0 {
 		o.GracefulShutdownTimeout = DefaultGracefulShutdownTimeout
+	}
+	if o.Metrics.CertName == "" {
+		o.Metrics.CertName = "tls.crt"
+	}
+	if o.Metrics.KeyName == "" {
+		o.Metrics.KeyName = "tls.key"
 	}
 	return o
 }
@@ -179,6 +206,9 @@ func (o Options) validate() error {
 		case h == nil:
 			errs = append(errs, fmt.Errorf("Metrics.ExtraHandlers[%q] is nil", p))
 		}
+	}
+	if !o.Metrics.SecureServing && (o.Metrics.CertDir != "" || len(o.Metrics.TLSOpts) > 0) {
+		errs = append(errs, errors.New("Metrics.CertDir and Metrics.TLSOpts need Metrics.SecureServing"))
 	}
 	if len(errs) == 0 {
 		return nil

@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -16,14 +17,19 @@ type server struct {
 	name     string
 	srv      *http.Server
 	listener net.Listener
+	secure   bool // serves TLS
 	done     chan struct{}
 }
 
-// listen opens addr for a server named name serving handler.
-func listen(name, addr string, handler http.Handler) (*server, error) {
+// listen opens addr for a server named name serving handler, over TLS
+// when tlsConfig is set.
+func listen(name, addr string, handler http.Handler, tlsConfig *tls.Config) (*server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("manager: %s server: listen on %s: %w", name, addr, err)
+	}
+	if tlsConfig != nil {
+		ln = tls.NewListener(ln, tlsConfig)
 	}
 	return &server{
 		name: name,
@@ -33,6 +39,7 @@ func listen(name, addr string, handler http.Handler) (*server, error) {
 			MaxHeaderBytes:    1 << 20,
 		},
 		listener: ln,
+		secure:   tlsConfig != nil,
 		done:     make(chan struct{}),
 	}, nil
 }
@@ -91,14 +98,20 @@ func (m *Manager) startServers() error {
 	type spec struct {
 		name, addr string
 		handler    func() (http.Handler, error)
+		tls        func() (*tls.Config, error) // nil: plain HTTP
 	}
 	plain := func(h func() http.Handler) func() (http.Handler, error) {
 		return func() (http.Handler, error) { return h(), nil }
 	}
 	specs := []spec{
-		{"metrics", m.opts.Metrics.BindAddress, m.filteredMetricsHandler},
-		{"health probe", m.opts.HealthProbeBindAddress, plain(m.probeHandler)},
-		{"pprof", m.opts.PprofBindAddress, plain(pprofHandler)},
+		{"metrics", m.opts.Metrics.BindAddress, m.filteredMetricsHandler, nil},
+		{"health probe", m.opts.HealthProbeBindAddress, plain(m.probeHandler), nil},
+		{"pprof", m.opts.PprofBindAddress, plain(pprofHandler), nil},
+	}
+	if m.opts.Metrics.SecureServing {
+		specs[0].tls = func() (*tls.Config, error) {
+			return m.opts.Metrics.metricsTLSConfig(m.logger.WithName("metrics"))
+		}
 	}
 	var servers []*server
 	for _, sp := range specs {
@@ -106,9 +119,13 @@ func (m *Manager) startServers() error {
 			continue
 		}
 		h, err := sp.handler()
+		var tlsConfig *tls.Config
+		if err == nil && sp.tls != nil {
+			tlsConfig, err = sp.tls()
+		}
 		var s *server
 		if err == nil {
-			s, err = listen(sp.name, sp.addr, h)
+			s, err = listen(sp.name, sp.addr, h, tlsConfig)
 		}
 		if err != nil {
 			for _, s := range servers {
@@ -122,7 +139,7 @@ func (m *Manager) startServers() error {
 	m.servers = servers
 	m.mu.Unlock()
 	for _, s := range servers {
-		m.logger.Info("serving", "server", s.name, "address", s.listener.Addr().String())
+		m.logger.Info("serving", "server", s.name, "address", s.listener.Addr().String(), "secure", s.secure)
 		go s.serve(m.fail)
 	}
 	return nil
