@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -20,6 +21,7 @@ type view struct {
 	at    time.Time
 	ring  *HashRing
 	alive map[string]bool
+	mu    sync.Mutex                      // guards dead during a sweep
 	dead  map[string]coordinationv1.Lease // by shard name
 }
 
@@ -59,6 +61,8 @@ func (v *view) gone(ctx context.Context, r client.Reader, namespace, ring, shard
 	if v.alive[shard] {
 		return false, nil
 	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if _, ok := v.dead[shard]; ok {
 		return true, nil
 	}

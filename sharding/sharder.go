@@ -3,8 +3,10 @@ package sharding
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -87,6 +89,9 @@ func (r *Ring) runSharder(ctx context.Context) {
 		}
 	}
 }
+
+// sweepWorkers is the number of patches a sweep sends at once.
+const sweepWorkers = 8
 
 // SweepResult counts what one sweep saw and did.
 type SweepResult struct {
@@ -171,17 +176,42 @@ func (r *Ring) sweepKind(ctx context.Context, v *view, k kind, res *SweepResult)
 		if err := r.c.List(ctx, list, opts...); err != nil {
 			return fmt.Errorf("sharding: ring %q: sweep %s: %w", r.opts.Ring, k.gvk.Kind, err)
 		}
+		// Patches go out sweepWorkers at a time: a shard that is gone
+		// takes a share of every object with it, and one request at a
+		// time would make its objects wait for the sum of their latencies.
+		var (
+			wg   sync.WaitGroup
+			mu   sync.Mutex
+			errs []error
+			sem  = make(chan struct{}, sweepWorkers)
+		)
 		for i := range list.Items {
 			obj := &list.Items[i]
 			obj.SetGroupVersionKind(k.gvk)
-			res.Objects++
-			shard, err := r.place(ctx, v, k, obj, res, true)
-			if err != nil {
-				return err
-			}
-			if shard != "" {
-				res.PerShard[shard]++
-			}
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				var one SweepResult
+				shard, err := r.place(ctx, v, k, obj, &one, true)
+				mu.Lock()
+				defer mu.Unlock()
+				res.Objects++
+				res.Assigned += one.Assigned
+				res.Reassigned += one.Reassigned
+				res.Drains += one.Drains
+				res.Pending += one.Pending
+				res.Conflicts += one.Conflicts
+				if err != nil {
+					errs = append(errs, err)
+				}
+				if shard != "" {
+					res.PerShard[shard]++
+				}
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
 		}
 		cont = list.Continue
 		if cont == "" {
