@@ -45,7 +45,7 @@ func unifiedDiff(w io.Writer, name, a, b string) {
 
 type edit struct {
 	kind   byte // ' ', '-' or '+'
-	line       string
+	line   string
 	ai, bi int // 1-based line numbers in a and b before this op
 }
 
@@ -105,12 +105,12 @@ func diffOps(x, y []string) []edit {
 		case i < n && j < m && x[i] == y[j]:
 			ops = append(ops, edit{' ', x[i], i + 1, j + 1})
 			i, j = i+1, j+1
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			ops = append(ops, edit{'+', y[j], i + 1, j + 1})
-			j++
-		default:
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]): // deletions first, as diff -u
 			ops = append(ops, edit{'-', x[i], i + 1, j + 1})
 			i++
+		default:
+			ops = append(ops, edit{'+', y[j], i + 1, j + 1})
+			j++
 		}
 	}
 	return ops

@@ -53,7 +53,10 @@ func rewriteGoMod(src, version string, crUsed bool) (out string, changes []strin
 		if firstBlock >= 0 {
 			kept = append(kept[:firstBlock+1], append([]string{req}, kept[firstBlock+1:]...)...)
 		} else {
-			kept = append(kept, "", "require "+strings.TrimSpace(req))
+			for len(kept) > 0 && strings.TrimSpace(kept[len(kept)-1]) == "" {
+				kept = kept[:len(kept)-1]
+			}
+			kept = append(kept, "", "require "+strings.TrimSpace(req), "")
 		}
 		changes = append(changes, "require "+klModule+" "+version)
 	}

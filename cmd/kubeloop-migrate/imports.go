@@ -120,8 +120,13 @@ func (im *imports) nameImported(name string) bool {
 // add appends an import of p named name to the import declaration that
 // holds controller-runtime's imports (or the first one).
 func (im *imports) add(p, name string) {
-	// The new spec goes right before the first controller-runtime import,
-	// at its position, so that it lands in that group when sorted.
+	// The new spec goes right before the first controller-runtime import
+	// (a standard library one: the first standard library import), at its
+	// position, so that it lands in that group when sorted.
+	group := func(q string) bool { return strings.HasPrefix(q, crModule) }
+	if !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") {
+		group = func(q string) bool { return !strings.Contains(strings.SplitN(q, "/", 2)[0], ".") }
+	}
 	var decl *ast.GenDecl
 	var anchor token.Pos
 	at := 0
@@ -134,7 +139,7 @@ func (im *imports) add(p, name string) {
 			decl, anchor, at = gd, gd.Specs[len(gd.Specs)-1].Pos(), len(gd.Specs)
 		}
 		for i, s := range gd.Specs {
-			if strings.HasPrefix(importPath(s.(*ast.ImportSpec)), crModule) && anchor >= s.Pos() {
+			if group(importPath(s.(*ast.ImportSpec))) && anchor >= s.Pos() {
 				decl, anchor, at = gd, s.Pos(), i
 				break
 			}

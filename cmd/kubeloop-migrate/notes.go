@@ -2,7 +2,9 @@ package main
 
 import (
 	"go/ast"
+	"go/parser"
 	"go/token"
+	"slices"
 	"strings"
 )
 
@@ -28,9 +30,69 @@ func (r *fileRewriter) note(n ast.Node, text string) {
 		}
 	}
 	pos := tf.LineStart(line)
+	if pos == n.Pos() || r.startsDecl(pos) {
+		// A line that starts at column 1 (a top-level declaration): a
+		// comment at the same position would print after the first token.
+		// It is inserted into the printed text instead (placeDeclNotes).
+		for i, d := range r.file.Decls {
+			if tf.Line(d.Pos()) == line {
+				r.declNotes = append(r.declNotes, declNote{decl: i, text: text})
+				r.rep.changedBy(r.name)
+				return
+			}
+		}
+	}
 	cg := &ast.CommentGroup{List: []*ast.Comment{{Slash: pos, Text: text}}}
 	r.file.Comments = insertComment(r.file.Comments, cg)
 	r.rep.changedBy(r.name)
+}
+
+// startsDecl reports whether a top-level declaration starts at pos.
+func (r *fileRewriter) startsDecl(pos token.Pos) bool {
+	for _, d := range r.file.Decls {
+		if d.Pos() == pos {
+			return true
+		}
+	}
+	return false
+}
+
+// declNote is a note for the line of a top-level declaration, by index.
+type declNote struct {
+	decl int
+	text string
+}
+
+// placeDeclNotes inserts the notes on top-level declarations into src,
+// the printed file, on the line above each declaration's first token,
+// unless that line already holds the note.
+func placeDeclNotes(src []byte, notes []declNote) ([]byte, error) {
+	if len(notes) == 0 {
+		return src, nil
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(string(src), "\n")
+	insert := map[int][]string{} // 0-based line -> notes before it
+	for _, n := range notes {
+		if n.decl >= len(f.Decls) {
+			continue
+		}
+		l := fset.Position(f.Decls[n.decl].Pos()).Line - 1
+		if l > 0 && strings.TrimSpace(lines[l-1]) == n.text || slices.Contains(insert[l], n.text) {
+			continue
+		}
+		insert[l] = append(insert[l], n.text)
+	}
+	var out []string
+	for i, line := range lines {
+		out = append(out, insert[i]...)
+		out = append(out, line)
+	}
+	return []byte(strings.Join(out, "\n")), nil
 }
 
 // insertComment keeps file.Comments sorted by position, as go/printer needs.

@@ -25,6 +25,8 @@ type fileRewriter struct {
 	name string // file name for the report
 
 	cr map[string]string // local name -> controller-runtime import path
+
+	declNotes []declNote // notes placed after printing
 }
 
 // rewriteFile migrates file and returns its new source, or nil when
@@ -51,7 +53,11 @@ func rewriteFile(fset *token.FileSet, name string, file *ast.File, src []byte, p
 	if err := format.Node(&buf, fset, file); err != nil {
 		return nil, err
 	}
-	out, err := format.Source(buf.Bytes()) // a second pass settles moved comments
+	placed, err := placeDeclNotes(buf.Bytes(), r.declNotes)
+	if err != nil {
+		return nil, err
+	}
+	out, err := format.Source(placed) // a second pass settles moved comments
 	if err != nil {
 		return nil, err
 	}

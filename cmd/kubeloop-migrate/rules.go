@@ -64,7 +64,7 @@ var (
 	noteMetrics  = "kubeloop has no global metrics registry: register collectors on mgr.MetricsRegistry() (a prometheus.Registerer)"
 	noteRequeue  = "Result{Requeue: true} has no kubeloop twin: return an error for backoff, or set RequeueAfter"
 	noteDecoder  = "kubeloop's typed admission.Defaulter[T] and Validator[T] decode for you; raw handlers read req.Object.Raw"
-	noteWatchNS  = "Options.Namespace: use Cache: cache.Options{DefaultNamespaces: []string{ns}}"
+	noteWatchNS  = "use Cache: cache.Options{DefaultNamespaces: []string{ns}}"
 	notePointers = "kubeloop takes a time.Duration here, not a pointer"
 )
 

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// migrateSnippet runs the file rewrites on one file and returns the result
+// (the input when nothing changed).
+func migrateSnippet(t *testing.T, src string) (string, *report) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "x.go", src, parser.ParseComments)
+	require.NoError(t, err)
+	rep := newReport()
+	info := packageInfo([]sourceFile{{path: "x.go", src: []byte(src), ast: f}})
+	out, err := rewriteFile(fset, "x.go", f, []byte(src), info[f.Name.Name], rep)
+	require.NoError(t, err)
+	if out == nil {
+		return src, rep
+	}
+	return string(out), rep
+}
+
+func TestRewriteRules(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		give    string
+		want    []string // substrings of the result
+		notWant []string
+		kinds   map[string]int
+	}{
+		{
+			name: "ctrl alias names go to their packages",
+			give: `package x
+import ctrl "sigs.k8s.io/controller-runtime"
+func f(mgr ctrl.Manager) (ctrl.Result, error) {
+	_ = ctrl.NewControllerManagedBy(mgr)
+	_ = ctrl.SetupSignalHandler()
+	_, _ = ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{})
+	return ctrl.Result{}, nil
+}`,
+			want: []string{`func f(mgr *manager.Manager) (reconcile.Result, error)`, `builder.ControllerManagedBy(mgr)`, `signals.SetupSignalHandler()`,
+				`manager.New(config.GetConfigOrDie(), manager.Options{})`, `"github.com/kubeloop/kubeloop/controller/builder"`, `"github.com/kubeloop/kubeloop/client/config"`},
+			notWant: []string{"controller-runtime", "ctrl."},
+			kinds:   map[string]int{kindCtrl: 8},
+		},
+		{
+			name: "whole packages keep their local name",
+			give: `package x
+import (
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+)
+var _ client.Client
+var _ predicate.Funcs
+var l = logf.Log.WithName("x")`,
+			want: []string{`logf "github.com/kubeloop/kubeloop/log"`, `"github.com/kubeloop/kubeloop/client"`, `"github.com/kubeloop/kubeloop/handler/predicate"`, `logf.Default().WithName("x")`},
+		},
+		{
+			name: "a name the file declares gets a kl alias",
+			give: `package x
+import ctrl "sigs.k8s.io/controller-runtime"
+func f(config string) { _ = ctrl.GetConfigOrDie() }`,
+			want: []string{`klconfig "github.com/kubeloop/kubeloop/client/config"`, `klconfig.GetConfigOrDie()`},
+		},
+		{
+			name: "event types move to handler",
+			give: `package x
+import "sigs.k8s.io/controller-runtime/pkg/event"
+func f(e event.UpdateEvent, g event.GenericEvent) {}`,
+			want:    []string{`func f(e handler.UpdateEvent, g handler.GenericEvent)`, `"github.com/kubeloop/kubeloop/handler"`},
+			notWant: []string{"pkg/event"},
+			kinds:   map[string]int{kindEvent: 2},
+		},
+		{
+			name: "metrics server options and filters move to manager",
+			give: `package x
+import (
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+)
+var o = metricsserver.Options{BindAddress: ":8443", SecureServing: true, FilterProvider: filters.WithAuthenticationAndAuthorization}`,
+			want:    []string{`manager.MetricsOptions{BindAddress: ":8443", SecureServing: true, FilterProvider: manager.WithAuthenticationAndAuthorization}`},
+			notWant: []string{"metricsserver", "filters"},
+			kinds:   map[string]int{kindMetrics: 2},
+		},
+		{
+			name: "option fields: renamed, dropped with a note, dereferenced",
+			give: `package x
+import (
+	"time"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+)
+var d = time.Second
+var c = controller.Options{ReconciliationTimeout: d, SkipNameValidation: nil}
+var m = ctrl.Options{LeaseDuration: &d, RenewDeadline: pd()}
+func pd() *time.Duration { return &d }`,
+			want: []string{`controller.Options{ReconcileTimeout: d}`, "// kubeloop-migrate: dropped SkipNameValidation", "LeaseDuration: d,",
+				"// kubeloop-migrate: RenewDeadline: kubeloop takes a time.Duration here, not a pointer"},
+			kinds: map[string]int{kindField: 3},
+		},
+		{
+			name: "event recorders become events.k8s.io recorders",
+			give: `package x
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+type R struct{ Recorder record.EventRecorder }
+func (r *R) f(mgr ctrl.Manager, obj, other any, msg string) {
+	r.Recorder = mgr.GetEventRecorderFor("x")
+	r.Recorder.Event(obj, corev1.EventTypeNormal, "Created", "made it")
+	r.Recorder.Event(obj, corev1.EventTypeNormal, "Created", msg)
+	r.Recorder.Eventf(obj, corev1.EventTypeWarning, "Failed", "%d left", 3)
+	r.Recorder.Eventf(obj, corev1.EventTypeWarning, reason(), "x")
+}
+func reason() string { return "r" }`,
+			want: []string{"Recorder events.EventRecorder", `mgr.GetEventRecorder("x")`,
+				`r.Recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Created", "Created", "made it")`,
+				`r.Recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Created", "Created", "%s", msg)`,
+				`r.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, "Failed", "Failed", "%d left", 3)`,
+				"// kubeloop-migrate: events.k8s.io recorders take Eventf(regarding, related, type, reason, action, note, args...): add the action by hand",
+				`"k8s.io/client-go/tools/events"`},
+			notWant: []string{"tools/record"},
+			kinds:   map[string]int{kindRecorder: 5},
+		},
+		{
+			name: "SetLogger sends slog's default to the logger",
+			give: `package x
+import (
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+func f(l logr.Logger) { ctrl.SetLogger(l) }`,
+			want:    []string{"slog.SetDefault(slog.New(logr.ToSlogHandler(l)))", `"log/slog"`},
+			notWant: []string{"ctrl"},
+		},
+		{
+			name: "packages without a kubeloop home are left with one note per file",
+			give: `package x
+import "sigs.k8s.io/controller-runtime/pkg/log/zap"
+var a = zap.New()
+var b = zap.New()`,
+			want: []string{"// kubeloop-migrate: sigs.k8s.io/controller-runtime/pkg/log/zap: controller-runtime's zap package has no kubeloop twin", `"sigs.k8s.io/controller-runtime/pkg/log/zap"`},
+		},
+		{
+			name: "Requeue and unsupported names get notes",
+			give: `package x
+import (
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+var r = reconcile.Result{Requeue: true}
+var c = client.NewNamespacedClient(nil, "ns")`,
+			want: []string{"// kubeloop-migrate: Requeue: Result{Requeue: true} has no kubeloop twin", "// kubeloop-migrate: client.NewNamespacedClient: not in kubeloop yet"},
+		},
+		{
+			name: "renamed functions",
+			give: `package x
+import (
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
+)
+var a = reconcile.AsReconciler
+var h = conversion.NewWebhookHandler`,
+			want:  []string{"controller.AsReconciler", "conversion.NewWebhook\n", `"github.com/kubeloop/kubeloop/controller"`},
+			kinds: map[string]int{kindRename: 2},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, rep := migrateSnippet(t, tc.give)
+			for _, w := range tc.want {
+				assert.Contains(t, out, w)
+			}
+			for _, w := range tc.notWant {
+				assert.NotContains(t, out, w)
+			}
+			for k, n := range tc.kinds {
+				assert.Equal(t, n, rep.rewrites[k], "rewrites of kind %q", k)
+			}
+			again, _ := migrateSnippet(t, out)
+			assert.Equal(t, out, again, "a second run changes nothing")
+		})
+	}
+}
+
+const customWebhook = `package v1
+import (
+	"context"
+	"fmt"
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	appsv1 "k8s.io/api/apps/v1"
+)
+func Setup(mgr ctrl.Manager) error {
+	return ctrl.NewWebhookManagedBy(mgr).For(&appsv1.Deployment{}).WithDefaulter(&D{}).WithValidator(&V{}).Complete()
+}
+type D struct{}
+var _ webhook.CustomDefaulter = &D{}
+func (d *D) Default(ctx context.Context, obj runtime.Object) error {
+	dep, ok := obj.(*appsv1.Deployment)
+	if !ok {
+		return fmt.Errorf("expected a Deployment, got %T", obj)
+	}
+	dep.Labels = map[string]string{"a": "b"}
+	return nil
+}
+type V struct{}
+var _ admission.CustomValidator = &V{}
+func (v *V) ValidateCreate(ctx context.Context, obj runtime.Object) (admission.Warnings, error) {
+	dep, ok := obj.(*appsv1.Deployment)
+	if !ok {
+		return nil, fmt.Errorf("bad")
+	}
+	return nil, check(dep, obj)
+}
+func (v *V) ValidateUpdate(ctx context.Context, oldObj, newObj runtime.Object) (admission.Warnings, error) {
+	return nil, nil
+}
+func (v *V) ValidateDelete(ctx context.Context, obj runtime.Object) (admission.Warnings, error) { return nil, nil }
+func check(d *appsv1.Deployment, o runtime.Object) error { return nil }
+`
+
+func TestWebhookRewrite(t *testing.T) {
+	out, rep := migrateSnippet(t, customWebhook)
+	for _, w := range []string{
+		"webhook.ManagedBy(mgr, &appsv1.Deployment{}).WithDefaulter(&D{}).WithValidator(&V{}).Complete()",
+		"var _ admission.Defaulter[*appsv1.Deployment] = &D{}",
+		"func (d *D) Default(ctx context.Context, dep *appsv1.Deployment) error {",
+		"var _ admission.Validator[*appsv1.Deployment] = &V{}",
+		// obj is used after the assertion: it stays, and dep is a copy
+		"func (v *V) ValidateCreate(ctx context.Context, obj *appsv1.Deployment) (admission.Warnings, error) {\n\tdep := obj\n",
+		"ValidateUpdate(ctx context.Context, oldObj, newObj *appsv1.Deployment)",
+		"ValidateDelete(ctx context.Context, obj *appsv1.Deployment)",
+		// runtime is still used by check
+		`"k8s.io/apimachinery/pkg/runtime"`,
+	} {
+		assert.Contains(t, out, w)
+	}
+	assert.NotContains(t, out, "ok :=")
+	assert.NotContains(t, out, "controller-runtime")
+	assert.Equal(t, 7, rep.rewrites[kindWebhook], "the builder, four methods and two assertions")
+
+	again, _ := migrateSnippet(t, out)
+	assert.Equal(t, out, again)
+}
+
+func TestWebhookRewriteLeavesUnsafeMethods(t *testing.T) {
+	give := strings.Replace(customWebhook, "\treturn nil, nil\n}\nfunc (v *V) ValidateDelete", "\t_ = oldObj.(*appsv1.Deployment)\n\treturn nil, nil\n}\nfunc (v *V) ValidateDelete", 1)
+	require.NotEqual(t, customWebhook, give)
+	out, _ := migrateSnippet(t, give)
+	assert.Contains(t, out, "// kubeloop-migrate: V: convert to admission.Defaulter[*T] / admission.Validator[*T] by hand")
+	assert.Contains(t, out, "func (v *V) ValidateCreate(ctx context.Context, obj runtime.Object)", "V's methods are left as they were")
+	assert.Contains(t, out, "// kubeloop-migrate: admission.CustomValidator: use admission.Validator[*YourType]")
+	assert.Contains(t, out, "func (d *D) Default(ctx context.Context, dep *appsv1.Deployment) error", "D is still converted")
+}
