@@ -17,6 +17,10 @@ const (
 // binary cache.
 const ToolsDirEnv = "KUBELOOP_TOOLS_DIR"
 
+// AssetsDirEnv names the environment variable setup-envtest sets to the
+// directory holding etcd, kube-apiserver and kubectl.
+const AssetsDirEnv = "KUBEBUILDER_ASSETS"
+
 // ErrBinaryMissing is returned (wrapped) when etcd or kube-apiserver is not
 // where the Environment looks for it.
 var ErrBinaryMissing = errors.New("envtest: control-plane binary missing")
@@ -38,6 +42,23 @@ func DefaultBinaryAssetsDirectory() string {
 	return filepath.Join(root, versionKey)
 }
 
+// binaryAssetsDirectory returns where Start takes the binaries from:
+// BinaryAssetsDirectory; else $KUBEBUILDER_ASSETS when it holds both etcd
+// and kube-apiserver; else DefaultBinaryAssetsDirectory().
+func (e *Environment) binaryAssetsDirectory() string {
+	if e.BinaryAssetsDirectory != "" {
+		return e.BinaryAssetsDirectory
+	}
+	if dir := os.Getenv(AssetsDirEnv); dir != "" {
+		_, etcdErr := binaryPath(dir, "etcd")
+		_, apiErr := binaryPath(dir, "kube-apiserver")
+		if etcdErr == nil && apiErr == nil {
+			return dir
+		}
+	}
+	return DefaultBinaryAssetsDirectory()
+}
+
 // binaryPath returns the path of name in dir, or an error saying how to
 // build it.
 func binaryPath(dir, name string) (string, error) {
@@ -45,7 +66,8 @@ func binaryPath(dir, name string) (string, error) {
 	info, err := os.Stat(p)
 	if err != nil || info.IsDir() || info.Mode()&0o111 == 0 {
 		return "", fmt.Errorf("%w: %s not found at %s; build it with `make tools` "+
-			"(or set %s to the root of a directory holding %s/%s)", ErrBinaryMissing, name, p, ToolsDirEnv, versionKey, name)
+			"(or set %s to the root of a directory holding %s/%s, or %s to a directory holding etcd and kube-apiserver)",
+			ErrBinaryMissing, name, p, ToolsDirEnv, versionKey, name, AssetsDirEnv)
 	}
 	return p, nil
 }

@@ -1,11 +1,11 @@
 package envtest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 )
@@ -27,58 +26,82 @@ var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Ver
 // InstallCRDs creates or updates crds and waits until each is established
 // and every served version is in discovery.
 func (e *Environment) InstallCRDs(ctx context.Context, crds ...*unstructured.Unstructured) error {
-	cfg := e.Config()
-	if cfg == nil {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.config == nil {
 		return errors.New("envtest: environment not started")
 	}
-	return installCRDs(ctx, cfg, crds)
+	created, err := installCRDs(ctx, e.config, crds)
+	e.createdCRDs = append(e.createdCRDs, created...)
+	return err
 }
 
 // ApplyCRDs installs crds on any cluster cfg reaches (the demo uses it
 // against an existing cluster) and waits until each is served.
 func ApplyCRDs(ctx context.Context, cfg *rest.Config, crds ...*unstructured.Unstructured) error {
-	return installCRDs(ctx, cfg, crds)
+	_, err := installCRDs(ctx, cfg, crds)
+	return err
 }
 
 // ReadCRDs reads the CustomResourceDefinitions in YAML files, or in the
-// *.yaml, *.yml and *.json files of directories.
+// *.yaml, *.yml and *.json files of directories. A path that does not exist
+// is an error (errors.Is(err, fs.ErrNotExist)).
 func ReadCRDs(paths ...string) ([]*unstructured.Unstructured, error) {
+	return readCRDs(paths, false)
+}
+
+// readCRDs is ReadCRDs, skipping paths that do not exist when
+// skipMissing.
+func readCRDs(paths []string, skipMissing bool) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	for _, p := range paths {
-		files, err := crdFiles(p)
+		if _, err := os.Stat(p); err != nil && skipMissing && errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		files, err := manifestFiles(p)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("envtest: CRD path: %w", err)
 		}
 		for _, f := range files {
-			objs, err := readYAML(f)
+			docs, err := readDocuments(f)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, objs...)
+			for i, doc := range docs {
+				u := &unstructured.Unstructured{Object: doc}
+				if u.GetKind() != "CustomResourceDefinition" {
+					return nil, fmt.Errorf("envtest: %s: document %d is a %q, not a CustomResourceDefinition", f, i, u.GetKind())
+				}
+				out = append(out, u)
+			}
 		}
 	}
 	return out, nil
 }
 
+// loadCRDs reads CRDDirectoryPaths (skipping missing paths unless
+// ErrorIfCRDPathMissing) and adds CRDs.
 func (e *Environment) loadCRDs() ([]*unstructured.Unstructured, error) {
-	crds, err := ReadCRDs(e.CRDDirectoryPaths...)
+	crds, err := readCRDs(e.CRDDirectoryPaths, !e.ErrorIfCRDPathMissing)
 	if err != nil {
 		return nil, err
 	}
 	return append(crds, e.CRDs...), nil
 }
 
-func crdFiles(path string) ([]string, error) {
+// manifestFiles returns path, or the *.yaml, *.yml and *.json files of
+// the directory path.
+func manifestFiles(path string) ([]string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("envtest: CRD path: %w", err)
+		return nil, err
 	}
 	if !info.IsDir() {
 		return []string{path}, nil
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
-		return nil, fmt.Errorf("envtest: CRD directory: %w", err)
+		return nil, err
 	}
 	var files []string
 	for _, ent := range entries {
@@ -92,52 +115,31 @@ func crdFiles(path string) ([]string, error) {
 	return files, nil
 }
 
-func readYAML(file string) ([]*unstructured.Unstructured, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("envtest: read CRDs: %w", err)
-	}
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var out []*unstructured.Unstructured
-	for i := 0; ; i++ {
-		var obj map[string]any
-		if err := dec.Decode(&obj); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			return nil, fmt.Errorf("envtest: %s: document %d: %w", file, i, err)
-		}
-		if len(obj) == 0 {
-			continue
-		}
-		u := &unstructured.Unstructured{Object: obj}
-		if u.GetKind() != "CustomResourceDefinition" {
-			return nil, fmt.Errorf("envtest: %s: document %d is a %q, not a CustomResourceDefinition", file, i, u.GetKind())
-		}
-		out = append(out, u)
-	}
-}
-
-func installCRDs(ctx context.Context, cfg *rest.Config, crds []*unstructured.Unstructured) error {
+// installCRDs creates or updates crds, waits until each is served and
+// returns the names of those it created (not updated).
+func installCRDs(ctx context.Context, cfg *rest.Config, crds []*unstructured.Unstructured) (created []string, err error) {
 	if len(crds) == 0 {
-		return nil
+		return nil, nil
 	}
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
-		return fmt.Errorf("envtest: dynamic client: %w", err)
+		return nil, fmt.Errorf("envtest: dynamic client: %w", err)
 	}
 	// Readiness is checked with plain requests: client-go's clients would
 	// hide the API server's early "429, retry after 1s" answers for a new
 	// resource by sleeping, and the first reads of a test would pay it.
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
-		return fmt.Errorf("envtest: HTTP client: %w", err)
+		return nil, fmt.Errorf("envtest: HTTP client: %w", err)
 	}
 	client := dyn.Resource(crdResource)
 	for _, crd := range crds {
 		obj := crd.DeepCopy()
 		obj.SetResourceVersion("")
 		_, err := client.Create(ctx, obj, metav1.CreateOptions{})
+		if err == nil {
+			created = append(created, obj.GetName())
+		}
 		if apierrors.IsAlreadyExists(err) {
 			var existing *unstructured.Unstructured
 			if existing, err = client.Get(ctx, obj.GetName(), metav1.GetOptions{}); err == nil {
@@ -146,16 +148,35 @@ func installCRDs(ctx context.Context, cfg *rest.Config, crds []*unstructured.Uns
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("envtest: install CRD %s: %w", crd.GetName(), err)
+			return created, fmt.Errorf("envtest: install CRD %s: %w", crd.GetName(), err)
 		}
 	}
 	for _, crd := range crds {
 		if err := waitCRD(ctx, client, httpClient, strings.TrimSuffix(cfg.Host, "/"), crd); err != nil {
-			return err
+			return created, err
 		}
 	}
 	warmUp(ctx, dyn, crds)
-	return nil
+	return created, nil
+}
+
+// uninstallCRDs deletes the CRDs named.
+func uninstallCRDs(ctx context.Context, cfg *rest.Config, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("envtest: dynamic client: %w", err)
+	}
+	var errs []error
+	for _, name := range names {
+		err := dyn.Resource(crdResource).Delete(ctx, name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("envtest: delete CRD %s: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // warmUp sends one dry-run create per CRD, all at once. kube-apiserver

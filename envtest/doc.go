@@ -5,12 +5,16 @@
 // module in tools/controlplane) into a cache directory outside the clone:
 // $KUBELOOP_TOOLS_DIR/<version>/ when the variable is set, else
 // ~/.cache/kubeloop/tools/<version>/. Environment.BinaryAssetsDirectory
-// overrides both.
+// overrides both, and so does $KUBEBUILDER_ASSETS when it names a
+// directory holding etcd and kube-apiserver (what setup-envtest prints).
 //
 // A test package starts one Environment in TestMain and shares it:
 //
 //	func TestMain(m *testing.M) {
-//		env := &envtest.Environment{CRDDirectoryPaths: []string{"testdata/crds"}}
+//		env := &envtest.Environment{
+//			CRDDirectoryPaths:     []string{"testdata/crds"},
+//			WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: []string{"testdata/webhook"}},
+//		}
 //		cfg, err := env.Start()
 //		if err != nil {
 //			fmt.Fprintln(os.Stderr, err)
@@ -38,6 +42,17 @@
 //     signal), so a panicking test leaves no orphan.
 //   - StopAPIServer/StartAPIServer and StopEtcd/StartEtcd simulate outages:
 //     each process restarts on its old port with its old data.
+//   - CRDDirectoryPaths that do not exist are skipped, unless
+//     ErrorIfCRDPathMissing; manifests are read before any process starts.
+//   - WebhookInstallOptions install the Mutating- and
+//     ValidatingWebhookConfigurations of a directory such as kubebuilder's
+//     config/webhook, pointed at https://LocalServingHost:LocalServingPort
+//     with a CA bundle; the serving pair is in LocalServingCertDir
+//     (tls.crt, tls.key) for the test's webhook server.
+//   - UseExistingCluster (or USE_EXISTING_CLUSTER=true) starts nothing and
+//     works on the cluster of ExistingClusterConfig or the current
+//     kubeconfig; Stop deletes the CRDs and webhook configurations Start
+//     created there, never ones that existed before.
 //   - No kube-controller-manager runs: Deployments create no ReplicaSets,
 //     owner references are not garbage collected, namespaces never finish
 //     terminating.

@@ -25,11 +25,32 @@ type Environment struct {
 	// is an apiextensions.k8s.io/v1 CustomResourceDefinition.
 	CRDs []*unstructured.Unstructured
 	// CRDDirectoryPaths lists YAML files, or directories of *.yaml/*.yml
-	// files, whose CustomResourceDefinitions are installed at Start.
+	// files, whose CustomResourceDefinitions are installed at Start. A
+	// path that does not exist is skipped, unless ErrorIfCRDPathMissing.
 	CRDDirectoryPaths []string
-	// BinaryAssetsDirectory holds etcd and kube-apiserver; empty means
-	// DefaultBinaryAssetsDirectory().
+	// ErrorIfCRDPathMissing makes Start fail when a CRDDirectoryPaths
+	// entry does not exist. False: such a path is skipped silently, as in
+	// controller-runtime.
+	ErrorIfCRDPathMissing bool
+	// WebhookInstallOptions install admission webhook configurations that
+	// call a server the test runs locally; Start fills its LocalServing*
+	// fields. The zero value installs none.
+	WebhookInstallOptions WebhookInstallOptions
+	// BinaryAssetsDirectory holds etcd and kube-apiserver. Empty means
+	// $KUBEBUILDER_ASSETS when that directory holds both (setup-envtest's
+	// layout), else DefaultBinaryAssetsDirectory().
 	BinaryAssetsDirectory string
+	// UseExistingCluster starts no process: Start connects to the cluster
+	// of ExistingClusterConfig, or of the current kubeconfig ($KUBECONFIG,
+	// ~/.kube/config, in-cluster) when that is nil, and installs CRDs and
+	// webhook configurations there; Stop deletes those Start created (never
+	// ones that existed before). Nil means the environment variable
+	// USE_EXISTING_CLUSTER=true decides, as in controller-runtime.
+	UseExistingCluster *bool
+	// ExistingClusterConfig is the cluster UseExistingCluster connects
+	// to; nil means the current kubeconfig. (controller-runtime's
+	// Environment.Config field; here Config() returns the config in use.)
+	ExistingClusterConfig *rest.Config
 	// Authorization is the API server's authorization mode: "" or
 	// "AlwaysAllow" lets every authenticated user do anything; "RBAC"
 	// enforces roles, for least-privilege tests (the admin config stays in
@@ -41,16 +62,19 @@ type Environment struct {
 	// StartTimeout bounds Start and StartAPIServer; 0 means 60 s.
 	StartTimeout time.Duration
 
-	mu        sync.Mutex
-	dir       string
-	ca        *authority
-	etcd      *process
-	apiserver *process
-	etcdURL   string
-	apiPort   int
-	adminCert []byte
-	adminKey  []byte
-	config    *rest.Config
+	mu          sync.Mutex
+	started     bool
+	existing    bool     // started on an existing cluster
+	createdCRDs []string // CRDs Start and InstallCRDs created
+	dir         string
+	ca          *authority
+	etcd        *process
+	apiserver   *process
+	etcdURL     string
+	apiPort     int
+	adminCert   []byte
+	adminKey    []byte
+	config      *rest.Config
 }
 
 // User is an identity that AddUser issues a client certificate for.
@@ -78,65 +102,88 @@ func (e *Environment) Config() *rest.Config {
 	return rest.CopyConfig(e.config)
 }
 
-// Start starts etcd and kube-apiserver, installs the CRDs and returns an
-// admin config. On error everything started so far is stopped.
+// Start starts etcd and kube-apiserver (or, with UseExistingCluster,
+// connects to an existing cluster), installs the CRDs and webhook
+// configurations and returns an admin config. On error everything started
+// and installed so far is stopped and removed.
 func (e *Environment) Start() (cfg *rest.Config, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.dir != "" {
+	if e.started {
 		return nil, errors.New("envtest: environment already started")
 	}
-	dir := e.BinaryAssetsDirectory
-	if dir == "" {
-		dir = DefaultBinaryAssetsDirectory()
-	}
-	etcdPath, err := binaryPath(dir, "etcd")
-	if err != nil {
-		return nil, err
-	}
-	apiPath, err := binaryPath(dir, "kube-apiserver")
-	if err != nil {
-		return nil, err
-	}
-	if e.dir, err = os.MkdirTemp("", "kubeloop-envtest-"); err != nil {
-		return nil, fmt.Errorf("envtest: temporary directory: %w", err)
-	}
+	e.started = true
 	defer func() {
 		if err != nil {
-			e.stopLocked()
+			_ = e.stopLocked()
 		}
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), e.startTimeout())
-	defer cancel()
-
-	if e.ca, err = newAuthority(); err != nil {
-		return nil, err
-	}
-	if err = e.startEtcd(ctx, etcdPath); err != nil {
-		return nil, err
-	}
-	if err = e.writeAPIServerFiles(); err != nil {
-		return nil, err
-	}
-	e.apiserver = &process{name: "kube-apiserver", path: apiPath}
-	if err = e.startAPIServer(ctx, true); err != nil {
-		return nil, err
-	}
-	if err = e.waitDefaultNamespace(ctx); err != nil {
-		return nil, err
-	}
+	// Manifests are read first, so that a missing path or a bad file fails
+	// before any process starts.
 	crds, err := e.loadCRDs()
 	if err != nil {
 		return nil, err
 	}
-	if err = installCRDs(ctx, e.config, crds); err != nil {
+	webhooks, err := e.WebhookInstallOptions.load()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), e.startTimeout())
+	defer cancel()
+	if e.useExistingCluster() {
+		e.existing = true
+		if e.config, err = existingClusterConfig(e.ExistingClusterConfig); err != nil {
+			return nil, err
+		}
+	} else if err = e.startControlPlane(ctx); err != nil {
+		return nil, err
+	}
+	e.createdCRDs, err = installCRDs(ctx, e.config, crds)
+	if err != nil {
+		return nil, err
+	}
+	if err = e.WebhookInstallOptions.install(ctx, e.config, webhooks); err != nil {
 		return nil, err
 	}
 	return rest.CopyConfig(e.config), nil
 }
 
+// startControlPlane starts etcd and kube-apiserver and waits until the
+// default namespace exists.
+func (e *Environment) startControlPlane(ctx context.Context) (err error) {
+	dir := e.binaryAssetsDirectory()
+	etcdPath, err := binaryPath(dir, "etcd")
+	if err != nil {
+		return err
+	}
+	apiPath, err := binaryPath(dir, "kube-apiserver")
+	if err != nil {
+		return err
+	}
+	if e.dir, err = os.MkdirTemp("", "kubeloop-envtest-"); err != nil {
+		return fmt.Errorf("envtest: temporary directory: %w", err)
+	}
+
+	if e.ca, err = newAuthority(); err != nil {
+		return err
+	}
+	if err = e.startEtcd(ctx, etcdPath); err != nil {
+		return err
+	}
+	if err = e.writeAPIServerFiles(); err != nil {
+		return err
+	}
+	e.apiserver = &process{name: "kube-apiserver", path: apiPath}
+	if err = e.startAPIServer(ctx, true); err != nil {
+		return err
+	}
+	return e.waitDefaultNamespace(ctx)
+}
+
 // Stop kills both processes, waits for them and removes the temporary
-// files. It is safe to call more than once and after a failed Start.
+// files; with UseExistingCluster it deletes the CRDs and webhook
+// configurations that Start (and InstallCRDs) created instead. It is safe
+// to call more than once and after a failed Start.
 func (e *Environment) Stop() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -145,6 +192,13 @@ func (e *Environment) Stop() error {
 
 func (e *Environment) stopLocked() error {
 	var errs []error
+	ctx, cancel := context.WithTimeout(context.Background(), e.startTimeout())
+	defer cancel()
+	errs = append(errs, e.WebhookInstallOptions.cleanup(ctx, e.config, e.existing))
+	if e.existing && e.config != nil {
+		errs = append(errs, uninstallCRDs(ctx, e.config, e.createdCRDs))
+	}
+	e.createdCRDs, e.existing, e.started = nil, false, false
 	if e.apiserver != nil {
 		errs = append(errs, e.apiserver.stop(10*time.Second))
 	}
@@ -156,7 +210,7 @@ func (e *Environment) stopLocked() error {
 			errs = append(errs, fmt.Errorf("envtest: remove %s: %w", e.dir, err))
 		}
 	}
-	e.dir, e.config, e.apiserver, e.etcd = "", nil, nil, nil
+	e.dir, e.config, e.apiserver, e.etcd, e.ca = "", nil, nil, nil, nil
 	return errors.Join(errs...)
 }
 
@@ -244,6 +298,9 @@ func (e *Environment) AddUser(u User) (*rest.Config, error) {
 	defer e.mu.Unlock()
 	if e.config == nil {
 		return nil, errors.New("envtest: environment not started")
+	}
+	if e.ca == nil {
+		return nil, errors.New("envtest: AddUser needs the Environment's own control plane, not an existing cluster")
 	}
 	if u.Name == "" {
 		return nil, errors.New("envtest: AddUser: user name is empty")

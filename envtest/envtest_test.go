@@ -31,7 +31,8 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	env = &envtest.Environment{CRDDirectoryPaths: []string{"testdata"}, Authorization: "RBAC"}
+	env = &envtest.Environment{CRDDirectoryPaths: []string{"testdata/crds"}, Authorization: "RBAC",
+		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: []string{"testdata/webhook"}}}
 	start := time.Now()
 	var err error
 	if cfg, err = env.Start(); err != nil {
@@ -107,7 +108,7 @@ func TestCustomResource(t *testing.T) {
 
 func TestInstallCRDAfterStart(t *testing.T) {
 	ctx := t.Context()
-	crds, err := envtest.ReadCRDs("testdata/widgets.yaml")
+	crds, err := envtest.ReadCRDs("testdata/crds/widgets.yaml")
 	require.NoError(t, err)
 	crd := crds[0]
 	crd.SetName("gadgets.test.kubeloop.dev")
