@@ -78,14 +78,14 @@ func TestKubebuilderFixtureEndToEnd(t *testing.T) {
 	out := migrate(t, dir)
 	assert.Contains(t, out, "kubeloop-migrate: 7 files changed")
 	assert.Contains(t, out, "require github.com/kubeloop/kubeloop "+defaultVersion)
-	for _, kind := range []string{kindCtrl, kindRecorder, kindMetrics, kindWebhook, kindLogger, kindField} {
+	for _, kind := range []string{kindCtrl, kindRecorder, kindMetrics, kindWebhook, kindLogger} {
 		assert.Contains(t, out, "  "+kind+" ", "the summary counts %s rewrites", kind)
 	}
-	assert.Contains(t, out, "manual items: 4")
+	assert.Contains(t, out, "manual items: 3")
 
 	second := migrate(t, dir)
 	assert.Contains(t, second, "kubeloop-migrate: 0 files changed", "a second run changes nothing")
-	assert.Contains(t, second, "manual items: 4", "and still lists the manual items")
+	assert.Contains(t, second, "manual items: 3", "and still lists the manual items")
 
 	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 	require.NoError(t, err)

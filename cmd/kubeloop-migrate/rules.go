@@ -224,10 +224,7 @@ var fields = map[string]map[string]fieldRule{
 		"ClientCAName": {note: "not offered: check client certificates in TLSOpts"},
 	},
 	crModule + "/pkg/envtest.Environment": {
-		"ErrorIfCRDPathMissing":    {drop: true, note: "dropped ErrorIfCRDPathMissing: kubeloop's envtest always fails on a missing CRD path"},
 		"AttachControlPlaneOutput": {drop: true, note: "dropped AttachControlPlaneOutput: kubeloop's envtest keeps the control plane's output in its temporary directory"},
-		"UseExistingCluster":       {note: "not in kubeloop's envtest yet: start the suite against envtest, or build the client from config.GetConfig()"},
-		"WebhookInstallOptions":    {note: "not in kubeloop's envtest yet: run the webhook server on webhook.AnyPort and create the webhook configurations in the suite"},
 		"CRDInstallOptions":        {note: "use CRDDirectoryPaths, CRDs (unstructured) or InstallCRDs"},
 		"ControlPlane":             {note: "use APIServerFlags and Authorization"},
 		"Scheme":                   {drop: true, note: "dropped Scheme: kubeloop's envtest installs CRDs as unstructured objects"},
