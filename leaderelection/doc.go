@@ -18,10 +18,19 @@
 // Guarantees:
 //   - Elected() is closed at most once, when this candidate acquires the lease.
 //   - Run returns nil after ctx ends, and an error wrapping ErrLeaderElectionLost
-//     (naming the lease) as soon as the renewal deadline passes without a
-//     successful renewal while ctx was live. It never campaigns again: a
-//     candidate that lost the lease is expected to stop its leader-only work
-//     and exit.
+//     (naming the lease) as soon as RenewDeadline has passed since the last
+//     successful renewal was sent, while ctx was live (client-go's elector
+//     alone would wait up to a RetryPeriod longer). It never campaigns
+//     again: a candidate that lost the lease is expected to stop its
+//     leader-only work and exit.
+//   - The timings are checked against what the Lease stores: its
+//     leaseDurationSeconds is LeaseDuration rounded up to whole seconds
+//     (1.9s is stored as 2s, never truncated to 1s), RenewDeadline must be
+//     less than that, and standbys judge expiry by the duration stored in
+//     the Lease, from when they saw it last change, whatever their own
+//     LeaseDuration. So a deposed leader has stopped leading at least
+//     (stored LeaseDuration - RenewDeadline) before a standby takes over;
+//     that margin must cover the time leader-only work takes to stop.
 //   - With ReleaseOnCancel, a leader whose ctx ended gives the lease up (empty
 //     holder, one-second duration) before Run returns, so a standby takes over
 //     within about one RetryPeriod instead of waiting LeaseDuration. Cancel

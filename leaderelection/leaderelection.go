@@ -29,7 +29,8 @@ type Elector struct {
 	ran         atomic.Bool
 	done        atomic.Bool // Run returned
 	leading     atomic.Bool
-	lastRenew   atomic.Int64 // unix nanoseconds of the last successful write as holder
+	base        time.Time    // New's time, with its monotonic clock reading
+	lastRenew   atomic.Int64 // nanoseconds after base of the last successful write as holder
 	elected     chan struct{}
 	electedOnce sync.Once
 	status      *statusMetric
@@ -73,6 +74,7 @@ func New(cfg *rest.Config, opts Options) (*Elector, error) {
 			LockConfig: resourcelock.ResourceLockConfig{Identity: o.Identity},
 			Labels:     o.Labels,
 		},
+		base:    time.Now(),
 		elected: make(chan struct{}),
 		status:  status,
 	}, nil
@@ -92,14 +94,20 @@ func (e *Elector) Elected() <-chan struct{} { return e.elected }
 // less than RenewDeadline ago. Leader-only code can check it just before a
 // write to narrow the window in which a deposed leader still acts.
 func (e *Elector) IsLeader() bool {
-	if !e.leading.Load() {
-		return false
-	}
-	return time.Since(time.Unix(0, e.lastRenew.Load())) < e.opts.RenewDeadline
+	return e.leading.Load() && e.sinceRenew() < e.opts.RenewDeadline
 }
 
-// Run campaigns for the lease, then renews it, until ctx ends or a renewal
-// fails for RenewDeadline. It returns nil after ctx ended (having released
+// sinceRenew returns the time since the last successful write as holder
+// was sent, on the monotonic clock.
+func (e *Elector) sinceRenew() time.Duration {
+	return e.now() - time.Duration(e.lastRenew.Load())
+}
+
+// now returns the time since New, on the monotonic clock.
+func (e *Elector) now() time.Duration { return time.Since(e.base) }
+
+// Run campaigns for the lease, then renews it, until ctx ends or
+// RenewDeadline passes without a successful renewal. It returns nil after ctx ended (having released
 // the lease first when ReleaseOnCancel is set and this candidate led), or an
 // error wrapping ErrLeaderElectionLost naming the lease as soon as
 // leadership was lost. Run must be called at most once.
@@ -112,8 +120,10 @@ func (e *Elector) Run(ctx context.Context) error {
 	ctx = logr.NewContext(ctx, logger)
 
 	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock:          &observedLock{LeaseLock: e.lock, onHeld: func() { e.held(logger) }},
-		LeaseDuration: e.opts.LeaseDuration,
+		Lock: &observedLock{LeaseLock: e.lock, now: e.now, onHeld: func(sent time.Duration) { e.held(sent, logger) }},
+		// What the Lease stores and standbys wait: whole seconds,
+		// rounded up (client-go would truncate).
+		LeaseDuration: e.opts.storedLeaseDuration(),
 		RenewDeadline: e.opts.RenewDeadline,
 		RetryPeriod:   e.opts.RetryPeriod,
 		Name:          e.opts.ID,
@@ -128,7 +138,17 @@ func (e *Elector) Run(ctx context.Context) error {
 		return fmt.Errorf("leaderelection: lease %s: %w", e.Lease(), err)
 	}
 	logger.V(1).Info("campaigning for the lease")
-	le.Run(ctx)
+	// client-go's elector gives up a renewal round RenewDeadline after the
+	// round began, which is up to a RetryPeriod after the last renewal;
+	// the watchdog ends leadership RenewDeadline after the last renewal
+	// itself, so that the leader has stopped before a standby, waiting the
+	// Lease's duration, may take over.
+	runCtx, stopRun := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { e.watchRenewals(runCtx, stopRun, logger) })
+	le.Run(runCtx)
+	stopRun()
+	wg.Wait()
 
 	wasLeading := e.leading.Swap(false)
 	e.status.set(false)
@@ -160,10 +180,41 @@ func (e *Elector) Release(ctx context.Context) {
 	e.release(ctx, e.opts.Logger.WithValues("lease", e.Lease(), "identity", e.opts.Identity))
 }
 
+// watchRenewals waits until this candidate leads, then calls expire once
+// RenewDeadline has passed since the last renewal, or returns when ctx
+// ends.
+func (e *Elector) watchRenewals(ctx context.Context, expire func(), logger logr.Logger) {
+	select {
+	case <-e.elected:
+	case <-ctx.Done():
+		return
+	}
+	t := time.NewTimer(e.opts.RenewDeadline)
+	defer t.Stop()
+	for {
+		left := e.opts.RenewDeadline - e.sinceRenew()
+		if left <= 0 {
+			logger.Info("no renewal within RenewDeadline; giving leadership up", "renewDeadline", e.opts.RenewDeadline)
+			expire()
+			return
+		}
+		t.Reset(left)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
 // held records a successful write of the lease with this candidate as
-// holder: an acquisition or a renewal.
-func (e *Elector) held(logger logr.Logger) {
-	e.lastRenew.Store(time.Now().UnixNano())
+// holder, an acquisition or a renewal, sent at sent (see now). Leadership
+// is counted from when the write was sent, not from when it was answered:
+// the API server stored it in between, and standbys count the Lease's
+// duration from when they saw it stored, so a slow answer cannot stretch
+// this candidate's leadership past theirs.
+func (e *Elector) held(sent time.Duration, logger logr.Logger) {
+	e.lastRenew.Store(int64(sent))
 	if e.leading.Swap(true) {
 		return
 	}
@@ -212,25 +263,28 @@ func (e *Elector) release(ctx context.Context, logger logr.Logger) {
 // renews.
 type observedLock struct {
 	*resourcelock.LeaseLock
-	onHeld func()
+	now    func() time.Duration
+	onHeld func(sent time.Duration)
 }
 
 var _ resourcelock.Interface = (*observedLock)(nil)
 
 // Create creates the Lease.
 func (l *observedLock) Create(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
+	sent := l.now()
 	err := l.LeaseLock.Create(ctx, ler)
 	if err == nil && ler.HolderIdentity == l.Identity() {
-		l.onHeld()
+		l.onHeld(sent)
 	}
 	return err
 }
 
 // Update updates the Lease.
 func (l *observedLock) Update(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
+	sent := l.now()
 	err := l.LeaseLock.Update(ctx, ler)
 	if err == nil && ler.HolderIdentity == l.Identity() {
-		l.onHeld()
+		l.onHeld(sent)
 	}
 	return err
 }

@@ -45,12 +45,18 @@ type Options struct {
 	Identity string
 
 	// LeaseDuration is how long standbys wait, after last observing a
-	// renewal, before they take the lease over. It is written to the
-	// Lease in whole seconds, so it must be at least one second. Zero: 15s.
+	// renewal, before they take the lease over. The Lease stores it in
+	// whole seconds (spec.leaseDurationSeconds) and standbys wait what the
+	// Lease says, so a fraction of a second is rounded up (1.9s is written
+	// as 2s); it must be at least one second. Zero: 15s.
 	LeaseDuration time.Duration
 
-	// RenewDeadline is how long the leader keeps retrying a renewal before
-	// it gives leadership up. Must be less than LeaseDuration. Zero: 10s.
+	// RenewDeadline is how long the leader keeps leading without a
+	// successful renewal: it stops (Run returns ErrLeaderElectionLost) once
+	// RenewDeadline has passed since its last renewal. Must be less than
+	// LeaseDuration as the Lease stores it (rounded up to whole seconds),
+	// so that a leader has stopped before a standby may take over. Zero:
+	// 10s.
 	RenewDeadline time.Duration
 
 	// RetryPeriod is the interval between attempts to acquire or renew
@@ -130,8 +136,13 @@ func (o Options) validate() error {
 	if o.RetryPeriod <= 0 {
 		errs = append(errs, fmt.Errorf("RetryPeriod %s must be positive", o.RetryPeriod))
 	}
-	if o.LeaseDuration <= o.RenewDeadline {
-		errs = append(errs, fmt.Errorf("LeaseDuration %s must be greater than RenewDeadline %s", o.LeaseDuration, o.RenewDeadline))
+	if stored := o.storedLeaseDuration(); stored <= o.RenewDeadline {
+		if stored == o.LeaseDuration {
+			errs = append(errs, fmt.Errorf("LeaseDuration %s must be greater than RenewDeadline %s", o.LeaseDuration, o.RenewDeadline))
+		} else {
+			errs = append(errs, fmt.Errorf("LeaseDuration %s, stored in the Lease as %s (whole seconds, rounded up), must be greater than RenewDeadline %s",
+				o.LeaseDuration, stored, o.RenewDeadline))
+		}
 	}
 	if o.RenewDeadline <= time.Duration(jitterFactor*float64(o.RetryPeriod)) {
 		errs = append(errs, fmt.Errorf("RenewDeadline %s must be greater than 1.2*RetryPeriod (%s)", o.RenewDeadline, time.Duration(jitterFactor*float64(o.RetryPeriod))))
@@ -140,6 +151,16 @@ func (o Options) validate() error {
 		return nil
 	}
 	return fmt.Errorf("leaderelection: invalid options: %w", errors.Join(errs...))
+}
+
+// storedLeaseDuration is LeaseDuration as the Lease stores it and as
+// standbys judge expiry: whole seconds, rounded up, so that standbys never
+// wait less than LeaseDuration (client-go would write it truncated).
+func (o Options) storedLeaseDuration() time.Duration {
+	if o.LeaseDuration <= 0 {
+		return o.LeaseDuration
+	}
+	return (o.LeaseDuration + time.Second - 1).Truncate(time.Second)
 }
 
 // requestTimeout bounds one lease request, so that a single hung request

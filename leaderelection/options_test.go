@@ -51,6 +51,19 @@ func TestValidate(t *testing.T) {
 			want:   []string{"RenewDeadline 10s must be greater than 1.2*RetryPeriod (10.8s)"},
 		},
 		{
+			name: "fractional lease above renew once rounded up",
+			modify: func(o *Options) {
+				o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 1900*time.Millisecond, 1500*time.Millisecond, 100*time.Millisecond
+			},
+		},
+		{
+			name: "fractional lease not above renew once rounded up",
+			modify: func(o *Options) {
+				o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 1100*time.Millisecond, 2*time.Second, 100*time.Millisecond
+			},
+			want: []string{"LeaseDuration 1.1s, stored in the Lease as 2s (whole seconds, rounded up), must be greater than RenewDeadline 2s"},
+		},
+		{
 			name: "sub-second lease",
 			modify: func(o *Options) {
 				o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 900*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond
@@ -84,6 +97,23 @@ func TestValidate(t *testing.T) {
 			for _, w := range tt.want {
 				assert.Contains(t, err.Error(), w)
 			}
+		})
+	}
+}
+
+func TestStoredLeaseDuration(t *testing.T) {
+	tests := []struct {
+		give, want time.Duration
+	}{
+		{give: time.Second, want: time.Second},
+		{give: 1900 * time.Millisecond, want: 2 * time.Second},
+		{give: 1001 * time.Millisecond, want: 2 * time.Second},
+		{give: 15 * time.Second, want: 15 * time.Second},
+		{give: 15*time.Second + time.Nanosecond, want: 16 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.give.String(), func(t *testing.T) {
+			assert.Equal(t, tt.want, Options{LeaseDuration: tt.give}.storedLeaseDuration())
 		})
 	}
 }
