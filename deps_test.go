@@ -15,7 +15,7 @@ var layers = []struct {
 	layer    int
 	prefixes []string
 }{
-	{0, []string{"workqueue", "reconcile", "scheme", "log", "internal/faultproxy", "internal/logfilter"}},
+	{0, []string{"workqueue", "reconcile", "scheme", "log", "internal/kinds", "internal/faultproxy", "internal/logfilter"}},
 	{1, []string{"client"}},
 	{2, []string{"controller/controllerutil", "internal/metrics"}},
 	{3, []string{"cache"}},

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
+	"github.com/kubeloop/kubeloop/internal/kinds"
 )
 
 // InformerCache is the Cache that New returns: one set of informers per
@@ -196,11 +197,11 @@ func (c *InformerCache) Healthy() error {
 func (c *InformerCache) GetInformer(ctx context.Context, obj client.Object) (Informer, error) {
 	key, err := c.keyFor(obj)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cache: informer of %T: %w", obj, err)
 	}
 	e, _, err := c.getOrCreate(ctx, key)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cache: informer of %s: %w", kinds.String(key.gvk), err)
 	}
 	return e.informer(), nil
 }
@@ -214,7 +215,7 @@ func (c *InformerCache) GetInformerForKind(ctx context.Context, gvk schema.Group
 	}
 	e, _, err := c.getOrCreate(ctx, key)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cache: informer of %s: %w", kinds.String(gvk), err)
 	}
 	return e.informer(), nil
 }
@@ -225,7 +226,7 @@ func (c *InformerCache) GetInformerForKind(ctx context.Context, gvk schema.Group
 func (c *InformerCache) RemoveInformer(ctx context.Context, obj client.Object) error {
 	key, err := c.keyFor(obj)
 	if err != nil {
-		return err
+		return fmt.Errorf("cache: remove informer of %T: %w", obj, err)
 	}
 	c.mu.Lock()
 	e := c.entries[key]
@@ -249,14 +250,14 @@ func (c *InformerCache) IndexField(ctx context.Context, obj client.Object, field
 	}
 	key, err := c.keyFor(obj)
 	if err != nil {
-		return err
+		return fmt.Errorf("cache: index %q on %T: %w", field, obj, err)
 	}
 	e, _, err := c.getOrCreate(ctx, key)
-	if err != nil {
-		return err
+	if err == nil {
+		err = e.addFieldIndex(field, extract)
 	}
-	if err := e.addFieldIndex(field, extract); err != nil {
-		return fmt.Errorf("cache: index %q on %s: %w", field, kindName(key.gvk), err)
+	if err != nil {
+		return fmt.Errorf("cache: index %q on %s: %w", field, kinds.String(key.gvk), err)
 	}
 	return nil
 }
@@ -271,7 +272,7 @@ func (c *InformerCache) keyFor(obj runtime.Object) (kindKey, error) {
 	}
 	gvk, err := apiutil.GVKForObject(obj, c.opts.Scheme)
 	if err != nil {
-		return kindKey{}, fmt.Errorf("cache: %w", err)
+		return kindKey{}, err
 	}
 	if sh == shapeTyped {
 		if kinds, _, err := c.opts.Scheme.ObjectKinds(obj); err == nil && len(kinds) == 1 {
@@ -293,7 +294,7 @@ func (c *InformerCache) getOrCreate(_ context.Context, key kindKey) (e *entry, c
 	// Map outside the lock: it may run discovery.
 	mapping, err := c.mapper.RESTMapping(key.gvk.GroupKind(), key.gvk.Version)
 	if err != nil {
-		return nil, false, fmt.Errorf("cache: resource of %s: %w", kindName(key.gvk), err)
+		return nil, false, err // names the kind
 	}
 	ne, err := c.newEntry(key, mapping)
 	if err != nil {
@@ -336,11 +337,11 @@ func (c *InformerCache) entryForRead(ctx context.Context, key kindKey) (*entry, 
 			c.lazyStarts.Add(1)
 			c.log.Info("started an informer for a read of a kind nobody watches; "+
 				"call GetInformer at setup, or set ReaderFailOnMissingInformer to make this an error",
-				"kind", kindName(key.gvk), "shape", key.shape.String())
+				"kind", kinds.String(key.gvk), "shape", key.shape.String())
 		}
 	}
 	if err := e.waitSynced(ctx); err != nil {
-		return nil, fmt.Errorf("cache: %s not synced: %w", kindName(key.gvk), err)
+		return nil, fmt.Errorf("cache: informer not synced: %w", err)
 	}
 	return e, nil
 }
@@ -361,7 +362,7 @@ func (c *InformerCache) newEntry(key kindKey, mapping *meta.RESTMapping) (*entry
 		noCopy:     kc.disableDeepCopy,
 		done:       make(chan struct{}),
 		byNS:       make(map[string]*nsInformer, len(namespaces)),
-		log:        c.log.WithValues("kind", kindName(key.gvk), "shape", key.shape.String()),
+		log:        c.log.WithValues("kind", kinds.String(key.gvk), "shape", key.shape.String()),
 	}
 	transform := c.transformFor(key, kc)
 	for _, ns := range namespaces {

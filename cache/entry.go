@@ -20,6 +20,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/internal/kinds"
 )
 
 // shape is the Go representation of cached objects. Each shape has its own
@@ -59,7 +60,7 @@ type kindKey struct {
 }
 
 func compareKeys(a, b kindKey) int {
-	return strings.Compare(a.shape.String()+kindName(a.gvk), b.shape.String()+kindName(b.gvk))
+	return strings.Compare(a.shape.String()+kinds.String(a.gvk), b.shape.String()+kinds.String(b.gvk))
 }
 
 // errRemoved is returned by waitSynced for an informer removed meanwhile.
@@ -110,7 +111,7 @@ func (n *nsInformer) err() error {
 func (e *entry) newNSInformer(f listWatchFactory, ns string, kc kindConfig, transform storeTransform, scheme *runtime.Scheme) (*nsInformer, error) {
 	lw, err := f.listWatch(e.key, e.mapping, ns, kc)
 	if err != nil {
-		return nil, fmt.Errorf("cache: list-watch of %s: %w", kindName(e.key.gvk), err)
+		return nil, fmt.Errorf("cache: list-watch of %s: %w", kinds.String(e.key.gvk), err)
 	}
 	example, err := exampleObject(e.key, scheme)
 	if err != nil {
@@ -137,7 +138,7 @@ func (e *entry) newNSInformer(f listWatchFactory, ns string, kc kindConfig, tran
 		}
 	}
 	inf := newStoreInformer(&trackingLW{inner: lw, report: report, streaming: kc.streamingList}, example, storeInformerOptions{
-		description: kindName(e.key.gvk),
+		description: kinds.String(e.key.gvk),
 		resync:      kc.resync,
 		transform:   transform,
 		indexers:    toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc},
@@ -168,7 +169,7 @@ func exampleObject(key kindKey, scheme *runtime.Scheme) (runtime.Object, error) 
 	}
 	obj, err := scheme.New(key.gvk)
 	if err != nil {
-		return nil, fmt.Errorf("cache: %s: %w", kindName(key.gvk), err)
+		return nil, fmt.Errorf("cache: %s: %w", kinds.String(key.gvk), err)
 	}
 	return obj, nil
 }
@@ -214,7 +215,7 @@ func (e *entry) stop(ctx context.Context) error {
 	case <-e.done:
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("cache: stop informer of %s: %w", kindName(e.key.gvk), ctx.Err())
+		return fmt.Errorf("cache: stop informer of %s: %w", kinds.String(e.key.gvk), ctx.Err())
 	}
 }
 
@@ -251,7 +252,7 @@ func (e *entry) healthErrors() []error {
 		if err == nil {
 			continue
 		}
-		where := kindName(e.key.gvk)
+		where := kinds.String(e.key.gvk)
 		if e.key.shape != shapeTyped {
 			where += " (" + e.key.shape.String() + ")"
 		}

@@ -3,8 +3,6 @@ package cache
 import (
 	"errors"
 	"fmt"
-
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Sentinel errors. Match them with errors.Is; the errors returned wrap them
@@ -26,16 +24,7 @@ var (
 	ErrUnsupportedSelector = errors.New("cache: unsupported field selector")
 )
 
-// kindName formats a kind the way errors and logs show it: "v1 ConfigMap",
-// "apps/v1 Deployment".
-func kindName(gvk schema.GroupVersionKind) string {
-	if gvk.Group == "" {
-		return gvk.Version + " " + gvk.Kind
-	}
-	return gvk.Group + "/" + gvk.Version + " " + gvk.Kind
-}
-
 func notCachedError(k kindKey) error {
-	return fmt.Errorf("%w: %s (%s): no informer and ReaderFailOnMissingInformer is set; "+
-		"call GetInformer for it before reading", ErrResourceNotCached, kindName(k.gvk), k.shape)
+	return fmt.Errorf("%w: no %s informer for the kind and ReaderFailOnMissingInformer is set; "+
+		"call GetInformer for it before reading", ErrResourceNotCached, k.shape)
 }

@@ -53,5 +53,5 @@ func ExampleErrCacheNotStarted() {
 	fmt.Println(err)
 	// Output:
 	// true
-	// cache: get v1 ConfigMap default/web: cache: not started
+	// get v1, Kind=ConfigMap default/web: cache: not started
 }

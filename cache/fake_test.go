@@ -114,7 +114,7 @@ func TestHealthRecordsAndClearsListErrors(t *testing.T) {
 
 	require.Eventually(t, func() bool { return c.Healthy() != nil }, waitFor, tick)
 	herr := c.Healthy()
-	assert.ErrorContains(t, herr, "v1 ConfigMap")
+	assert.ErrorContains(t, herr, "v1, Kind=ConfigMap")
 	assert.True(t, apierrors.IsForbidden(errors.Unwrap(herr.(interface{ Unwrap() []error }).Unwrap()[0])))
 
 	s.listErr.Store(nil) // the next (backed-off) list succeeds

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubeloop/kubeloop/internal/kinds"
 )
 
 // A LIST response of a built-in kind is one protobuf message: an Unknown
@@ -102,7 +104,7 @@ func (d *listDecoder) decode(body io.Reader, newList func() (runtime.Object, err
 				return nil, err
 			}
 			if string(kind) != d.listGVK.Kind || string(apiVersion) != d.listGVK.GroupVersion().String() {
-				return nil, fmt.Errorf("cache: list %s: the response is a %s %s", kindName(d.listGVK), apiVersion, kind)
+				return nil, fmt.Errorf("cache: list %s: the response is a %s %s", kinds.String(d.listGVK), apiVersion, kind)
 			}
 		case 2: // the list
 			if err := d.items(r, n, out); err != nil {
@@ -114,7 +116,7 @@ func (d *listDecoder) decode(body io.Reader, newList func() (runtime.Object, err
 				return nil, err
 			}
 			if len(enc) > 0 {
-				return nil, fmt.Errorf("cache: list %s: content encoding %q", kindName(d.listGVK), enc)
+				return nil, fmt.Errorf("cache: list %s: content encoding %q", kinds.String(d.listGVK), enc)
 			}
 		default:
 			if err := r.skip(n); err != nil {
@@ -145,7 +147,7 @@ func (d *listDecoder) items(r *protoStream, n uint64, out *metav1.List) error {
 			return unexpectedEOF(err)
 		}
 		if l > end-r.read {
-			return fmt.Errorf("cache: list %s: field of %d bytes overruns the list", kindName(d.listGVK), l)
+			return fmt.Errorf("cache: list %s: field of %d bytes overruns the list", kinds.String(d.listGVK), l)
 		}
 		switch num {
 		case 1: // metadata

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
+	"github.com/kubeloop/kubeloop/internal/kinds"
 	"github.com/kubeloop/kubeloop/internal/logfilter"
 )
 
@@ -200,12 +201,12 @@ func (opts Options) resolveByObject() (map[schema.GroupVersionKind]ByObject, err
 			continue
 		}
 		if _, dup := byGVK[gvk]; dup {
-			errs = append(errs, fmt.Errorf("cache: ByObject has %s twice", kindName(gvk)))
+			errs = append(errs, fmt.Errorf("cache: ByObject has %s twice", kinds.String(gvk)))
 			continue
 		}
 		for _, ns := range bo.Namespaces {
 			if ns == "" {
-				errs = append(errs, fmt.Errorf("cache: ByObject %s has an empty namespace", kindName(gvk)))
+				errs = append(errs, fmt.Errorf("cache: ByObject %s has an empty namespace", kinds.String(gvk)))
 			}
 		}
 		byGVK[gvk] = bo

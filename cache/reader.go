@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/internal/kinds"
 )
 
 // informerFor returns the informer holding namespace ns ("" for all).
@@ -37,15 +38,15 @@ func (e *entry) informerFor(ns string) (*nsInformer, error) {
 func (c *InformerCache) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	k, err := c.keyForList(list)
 	if err != nil {
-		return err
+		return fmt.Errorf("list %T: %w", list, err)
 	}
 	var lo client.ListOptions
 	lo.ApplyOptions(opts)
 	fail := func(err error) error {
-		return fmt.Errorf("cache: list %s: %w", kindName(k.gvk), err)
+		return kinds.OpError("list", k.gvk, lo.Namespace, "", err)
 	}
 	if err := client.InvalidSelectorError(lo.LabelSelector); err != nil {
-		return fail(err)
+		return fail(fmt.Errorf("invalid label selector: %w", err))
 	}
 	if lo.Continue != "" {
 		return fail(errors.New("continue tokens are not supported by the cache; list from the API server to page"))
@@ -122,7 +123,7 @@ func (c *InformerCache) keyForList(list client.ObjectList) (kindKey, error) {
 	if err != nil {
 		return kindKey{}, err
 	}
-	k.gvk.Kind = strings.TrimSuffix(k.gvk.Kind, "List")
+	k.gvk.Kind = kinds.TrimList(k.gvk.Kind)
 	return k, nil
 }
 

@@ -363,12 +363,12 @@ func TestStrictMode(t *testing.T) {
 
 	err := c.Get(ctx, key, &corev1.ConfigMap{})
 	require.ErrorIs(t, err, cache.ErrResourceNotCached)
-	assert.ErrorContains(t, err, "v1 ConfigMap")
+	assert.ErrorContains(t, err, "get v1, Kind=ConfigMap "+ns+"/cm-0: ")
 	err = c.List(ctx, &corev1.ConfigMapList{})
 	require.ErrorIs(t, err, cache.ErrResourceNotCached)
 	_, err = client.GetShared[*corev1.ConfigMap](ctx, c, key)
 	require.ErrorIs(t, err, cache.ErrResourceNotCached)
-	assert.ErrorContains(t, err, "v1 ConfigMap")
+	assert.ErrorContains(t, err, "get v1, Kind=ConfigMap "+ns+"/cm-0: ")
 
 	_, err = c.GetInformer(ctx, &corev1.ConfigMap{})
 	require.NoError(t, err)

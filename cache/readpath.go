@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/internal/kinds"
 )
 
 // The Get path. A typed Get of a synced kind costs an atomic load and a
@@ -31,7 +32,7 @@ func (c *InformerCache) Get(ctx context.Context, key client.ObjectKey, obj clien
 	if v := reflect.ValueOf(obj); obj == nil || (v.Kind() == reflect.Pointer && v.IsNil()) {
 		// A typed nil pointer would pass the type-keyed fast path below
 		// and panic when filled.
-		return fmt.Errorf("cache: get %s: %w", key, client.ErrNilObject)
+		return fmt.Errorf("get %T %s: %w", obj, key, client.ErrNilObject)
 	}
 	e, item, err := c.lookup(ctx, key, obj)
 	if err != nil {
@@ -57,7 +58,7 @@ func (c *InformerCache) Get(ctx context.Context, key client.ObjectKey, obj clien
 // object is an apierrors NotFound.
 func (c *InformerCache) GetShared(ctx context.Context, key client.ObjectKey, obj client.Object) (client.Object, error) {
 	if obj == nil {
-		return nil, fmt.Errorf("cache: get %s: %w", key, client.ErrNilObject)
+		return nil, fmt.Errorf("get %s: %w", key, client.ErrNilObject)
 	}
 	e, item, err := c.lookup(ctx, key, obj)
 	if err != nil {
@@ -71,6 +72,8 @@ func (c *InformerCache) GetShared(ctx context.Context, key client.ObjectKey, obj
 
 // lookup returns the entry of obj's kind and the object it caches under
 // key. obj only names the kind: for a typed kind it may be a nil pointer.
+// It checks key as the live client does, and its errors read as the live
+// client's: "get <kind> <namespace>/<name>: <cause>".
 func (c *InformerCache) lookup(ctx context.Context, key client.ObjectKey, obj client.Object) (*entry, any, error) {
 	e := c.readyEntry(obj)
 	if e == nil {
@@ -80,12 +83,15 @@ func (c *InformerCache) lookup(ctx context.Context, key client.ObjectKey, obj cl
 		}
 		k, err := c.keyFor(kindOf)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("get %T %s: %w", obj, key, err)
 		}
 		if e, err = c.entryForRead(ctx, k); err != nil {
-			return nil, nil, fmt.Errorf("cache: get %s %s: %w", kindName(k.gvk), key, err)
+			return nil, nil, kinds.OpError("get", k.gvk, key.Namespace, key.Name, err)
 		}
 		c.rememberReady(obj, e)
+	}
+	if err := kinds.CheckKey("get", e.key.gvk, e.namespaced, key.Namespace, key.Name); err != nil {
+		return nil, nil, err
 	}
 	ns := key.Namespace
 	if !e.namespaced {
@@ -97,14 +103,14 @@ func (c *InformerCache) lookup(ctx context.Context, key client.ObjectKey, obj cl
 	}
 	item, exists := ni.inf.store().get(ns, key.Name)
 	if !exists {
-		return nil, nil, apierrors.NewNotFound(e.mapping.Resource.GroupResource(), key.Name)
+		return nil, nil, e.getError(key, apierrors.NewNotFound(e.mapping.Resource.GroupResource(), key.Name))
 	}
 	return e, item, nil
 }
 
 // getError wraps err with the kind and key of a failed Get.
 func (e *entry) getError(key client.ObjectKey, err error) error {
-	return fmt.Errorf("cache: get %s %s: %w", kindName(e.key.gvk), key, err)
+	return kinds.OpError("get", e.key.gvk, key.Namespace, key.Name, err)
 }
 
 // getNoCopy resolves the copy mode of a Get: the kind's default, or the

@@ -81,7 +81,7 @@ func TestHealthyNamesForbiddenKind(t *testing.T) {
 	assert.False(t, c.WaitForCacheSync(short), "a forbidden kind never syncs")
 	herr := c.Healthy()
 	require.Error(t, herr)
-	assert.ErrorContains(t, herr, "v1 Secret in namespace "+ns)
+	assert.ErrorContains(t, herr, "v1, Kind=Secret in namespace "+ns)
 	assert.NotContains(t, herr.Error(), "ConfigMap", "the readable kind is healthy")
 	var status apierrors.APIStatus
 	require.True(t, errors.As(herr, &status))

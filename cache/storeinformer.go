@@ -165,6 +165,7 @@ type feed struct {
 	syncedOnce bool          // under s.mu
 	closed     chan struct{}
 	closeOnce  sync.Once
+	progress   progress // see progress.go
 }
 
 var _ toolscache.Queue = (*feed)(nil)
@@ -195,7 +196,8 @@ func (f *feed) Delete(obj any) error {
 // Replace applies a (re)list: every stored object the list no longer holds
 // is deleted, as a DeletedFinalStateUnknown, then every listed object is
 // added or updated. The first list's adds are in the initial list.
-func (f *feed) Replace(list []any, _ string) error {
+func (f *feed) Replace(list []any, rv string) error {
+	defer f.progress.advance(rv)
 	f.s.mu.Lock()
 	defer f.s.mu.Unlock()
 	var errs []error

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeloop/kubeloop/client/apiutil"
+	"github.com/kubeloop/kubeloop/internal/kinds"
 )
 
 // cachedClient reads from a cache, writes through live, and remembers its
@@ -60,7 +61,7 @@ func (c *cachedClient) cached(obj runtime.Object) (bool, schema.GroupVersionKind
 		return false, gvk // the live client reports the error
 	}
 	if _, isList := obj.(ObjectList); isList {
-		gvk.Kind = trimList(gvk.Kind)
+		gvk.Kind = kinds.TrimList(gvk.Kind)
 	}
 	if apiutil.IsUnstructured(obj) && !c.unstructured {
 		return false, gvk
@@ -68,15 +69,9 @@ func (c *cachedClient) cached(obj runtime.Object) (bool, schema.GroupVersionKind
 	return !c.disabled[gvk.GroupKind()], gvk
 }
 
-func trimList(kind string) string {
-	if len(kind) > 4 && kind[len(kind)-4:] == "List" {
-		return kind[:len(kind)-4]
-	}
-	return kind
-}
-
 // Get reads from the cache unless obj's kind bypasses it; see New for how
-// it waits for the cache to catch up with this client's own writes.
+// it waits for the cache to catch up with this client's own writes. obj is
+// filled only with what the Get returns: a NotFound leaves it untouched.
 func (c *cachedClient) Get(ctx context.Context, key ObjectKey, obj Object, opts ...GetOption) error {
 	if isNil(obj) {
 		return nilError("get", obj)
@@ -89,13 +84,33 @@ func (c *cachedClient) Get(ctx context.Context, key ObjectKey, obj Object, opts 
 	if !c.writes.tracked(wk) {
 		return c.cache.Get(ctx, key, obj, opts...)
 	}
-	caughtUp, err := c.writes.wait(ctx, wk, func() (Object, error) {
-		return obj, c.cache.Get(ctx, key, obj, opts...)
-	})
-	if caughtUp || (err != nil && !isNotFound(err)) {
+	caughtUp, err := c.settle(ctx, wk, key, obj)
+	if err != nil {
 		return err
 	}
+	if caughtUp {
+		return c.cache.Get(ctx, key, obj, opts...)
+	}
 	return c.live.Get(ctx, key, obj, opts...)
+}
+
+// settle waits for the cache to catch up with this client's last write of
+// wk (see writeTracker.settle), looking at the cached object without
+// copying it into obj, which only names the kind.
+func (c *cachedClient) settle(ctx context.Context, wk writeKey, key ObjectKey, obj Object) (bool, error) {
+	kindOf := c.kindOf(obj)
+	var peek func() (Object, error)
+	if sr, ok := c.cache.(SharedReader); ok {
+		peek = func() (Object, error) { return sr.GetShared(ctx, key, kindOf) }
+	} else {
+		scratch := newObjectLike(kindOf)
+		peek = func() (Object, error) { return scratch, c.cache.Get(ctx, key, scratch, UnsafeDisableDeepCopy) }
+	}
+	var progress func() (uint64, bool)
+	if cp, ok := c.cache.(CacheProgress); ok {
+		progress = func() (uint64, bool) { return cp.ObservedVersion(kindOf, key.Namespace) }
+	}
+	return c.writes.settle(ctx, wk, peek, progress)
 }
 
 // List reads from the cache unless list's kind bypasses it. It is not
@@ -110,7 +125,8 @@ func (c *cachedClient) List(ctx context.Context, list ObjectList, opts ...ListOp
 	return c.live.List(ctx, list, opts...)
 }
 
-// remember records a successful, persisted write of obj.
+// remember records a successful, persisted write of obj, as the API
+// server answered it.
 func (c *cachedClient) remember(obj Object, dryRun []string) {
 	if len(dryRun) > 0 || isNil(obj) {
 		return
@@ -119,13 +135,24 @@ func (c *cachedClient) remember(obj Object, dryRun []string) {
 	if err != nil {
 		return
 	}
-	k := writeKey{gk: gvk.GroupKind(), namespace: obj.GetNamespace(), name: obj.GetName()}
-	if obj.GetDeletionTimestamp() != nil && len(obj.GetFinalizers()) == 0 {
-		// The write removed the last finalizer: the server deleted it.
-		c.writes.deleted(k, string(obj.GetUID()))
-		return
+	e := writeEntry{state: present, rv: parseRV(obj.GetResourceVersion()), uid: obj.GetUID()}
+	if removedByWrite(obj) {
+		e.state = gone
+	} else if cp, ok := c.cache.(CacheProgress); ok && !cp.Holds(obj) {
+		e.state = outOfScope
 	}
-	c.writes.wrote(k, obj.GetResourceVersion())
+	c.writes.record(writeKey{gk: gvk.GroupKind(), namespace: obj.GetNamespace(), name: obj.GetName()}, e)
+}
+
+// removedByWrite reports whether the server deleted obj as it wrote it: the
+// write removed the last finalizer of an object being deleted (a pod in
+// its grace period, which also has no finalizers, stays).
+func removedByWrite(obj Object) bool {
+	if obj.GetDeletionTimestamp() == nil || len(obj.GetFinalizers()) > 0 {
+		return false
+	}
+	grace := obj.GetDeletionGracePeriodSeconds()
+	return grace == nil || *grace == 0
 }
 
 func (c *cachedClient) Create(ctx context.Context, obj Object, opts ...CreateOption) error {
@@ -160,21 +187,41 @@ func (c *cachedClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration
 		return nil
 	}
 	if at, err := ApplyTargetOf(obj); err == nil {
-		c.writes.wrote(writeKey{gk: at.GVK.GroupKind(), namespace: at.Namespace, name: at.Name}, at.ResourceVersion)
+		c.writes.record(writeKey{gk: at.GVK.GroupKind(), namespace: at.Namespace, name: at.Name},
+			writeEntry{state: present, rv: parseRV(at.ResourceVersion)})
 	}
 	return nil
 }
 
+// Delete deletes through the API server and remembers what its answer
+// says: the object is gone, or terminating (finalizers, a grace period) at
+// a new resourceVersion.
 func (c *cachedClient) Delete(ctx context.Context, obj Object, opts ...DeleteOption) error {
-	if err := c.live.Delete(ctx, obj, opts...); err != nil {
+	var answer deleteAnswer
+	var err error
+	if lc, ok := c.live.(*liveClient); ok {
+		answer, err = lc.delete(ctx, obj, opts...)
+	} else {
+		err = c.live.Delete(ctx, obj, opts...)
+	}
+	if err != nil || len((&DeleteOptions{}).ApplyOptions(opts).DryRun) > 0 {
 		return err
 	}
-	if len((&DeleteOptions{}).ApplyOptions(opts).DryRun) > 0 {
+	gvk, err := c.live.GroupVersionKindFor(obj)
+	if err != nil {
 		return nil
 	}
-	if gvk, err := c.live.GroupVersionKindFor(obj); err == nil {
-		c.writes.deleted(writeKey{gk: gvk.GroupKind(), namespace: obj.GetNamespace(), name: obj.GetName()}, string(obj.GetUID()))
+	e := writeEntry{state: deleting, rv: parseRV(obj.GetResourceVersion()), uid: obj.GetUID()}
+	if answer.known {
+		e.state = gone
+		if !answer.gone {
+			e.state, e.rv = present, answer.rv
+		}
+		if answer.uid != "" {
+			e.uid = answer.uid
+		}
 	}
+	c.writes.record(writeKey{gk: gvk.GroupKind(), namespace: obj.GetNamespace(), name: obj.GetName()}, e)
 	return nil
 }
 
@@ -212,7 +259,8 @@ func (s *cachedSubResource) Create(ctx context.Context, obj Object, sub Object, 
 		return nil
 	}
 	if gvk, err := s.c.live.GroupVersionKindFor(obj); err == nil {
-		s.c.writes.deleted(writeKey{gk: gvk.GroupKind(), namespace: obj.GetNamespace(), name: obj.GetName()}, string(obj.GetUID()))
+		s.c.writes.record(writeKey{gk: gvk.GroupKind(), namespace: obj.GetNamespace(), name: obj.GetName()},
+			writeEntry{state: deleting, rv: parseRV(obj.GetResourceVersion()), uid: obj.GetUID()})
 	}
 	return nil
 }
@@ -236,16 +284,17 @@ func (s *cachedSubResource) Patch(ctx context.Context, obj Object, patch Patch, 
 }
 
 func (s *cachedSubResource) rememberParent(obj, body Object, dryRun []string) {
-	if len(dryRun) > 0 {
+	if isNil(body) {
+		s.c.remember(obj, dryRun) // obj is the parent as the server answered
 		return
 	}
-	rv := obj.GetResourceVersion()
-	if !isNil(body) {
-		rv = body.GetResourceVersion()
+	if len(dryRun) > 0 {
+		return
 	}
 	gvk, err := s.c.live.GroupVersionKindFor(obj)
 	if err != nil {
 		return
 	}
-	s.c.writes.wrote(writeKey{gk: gvk.GroupKind(), namespace: obj.GetNamespace(), name: obj.GetName()}, rv)
+	s.c.writes.record(writeKey{gk: gvk.GroupKind(), namespace: obj.GetNamespace(), name: obj.GetName()},
+		writeEntry{state: present, rv: parseRV(body.GetResourceVersion())})
 }

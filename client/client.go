@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubeloop/kubeloop/client/apiutil"
+	"github.com/kubeloop/kubeloop/internal/kinds"
 )
 
 // Options configure New. The zero value talks to the API server for every
@@ -164,13 +164,13 @@ func (t *target) gvr() schema.GroupVersionResource {
 func (c *liveClient) targetFor(verb string, obj runtime.Object, ns, name string) (*target, error) {
 	gvk, err := apiutil.GVKForObject(obj, c.scheme)
 	if err != nil {
-		if k := keyString(ns, name); k != "" {
+		if k := kinds.Key(ns, name); k != "" {
 			return nil, fmt.Errorf("%s %T %s: %w", verb, obj, k, err)
 		}
 		return nil, fmt.Errorf("%s %T: %w", verb, obj, err)
 	}
 	if _, isList := obj.(ObjectList); isList {
-		gvk.Kind = strings.TrimSuffix(gvk.Kind, "List")
+		gvk.Kind = kinds.TrimList(gvk.Kind)
 	}
 	t, err := c.targetForGVK(gvk, apiutil.IsUnstructured(obj), apiutil.IsPartialMetadata(obj))
 	if err != nil {

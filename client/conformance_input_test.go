@@ -2,17 +2,44 @@ package client_test
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 
+	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
 )
+
+// TestBadInputThroughCache runs the bad-input cases against the client the
+// manager builds, which reads from a cache: its checks and errors must be
+// the live client's.
+func TestBadInputThroughCache(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	informers, err := cache.New(restConfig, cache.Options{Logger: logr.FromSlogHandler(slog.DiscardHandler)})
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- informers.Start(ctx) }()
+	defer func() {
+		cancel()
+		require.NoError(t, <-done)
+	}()
+	c, err := client.New(restConfig, client.Options{Cache: &client.CacheOptions{Reader: informers}})
+	require.NoError(t, err)
+	for _, tc := range badInputCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.run(t, ctx, c, newNamespace(t, ctx, c))
+		})
+	}
+}
 
 // unregistered is a Go type no scheme knows.
 type unregistered struct {
@@ -45,6 +72,26 @@ func badInputCases() []conformanceCase {
 
 			err = c.Create(ctx, newConfigMap("", "no-namespace", nil))
 			assert.ErrorIs(t, err, client.ErrNamespaceRequired)
+
+			// The cached path checks keys as the live one does, with the
+			// same prefix: an empty name or namespace is a programming
+			// error, not a NotFound for IgnoreNotFound to hide.
+			err = c.Get(ctx, client.ObjectKey{Name: "x"}, &corev1.ConfigMap{})
+			assert.ErrorIs(t, err, client.ErrNamespaceRequired)
+			assert.False(t, apierrors.IsNotFound(err), "not a NotFound: %v", err)
+			assert.ErrorContains(t, err, "get v1, Kind=ConfigMap x: ")
+			err = c.Get(ctx, client.ObjectKey{Namespace: "Not_A_Namespace", Name: "x"}, &corev1.ConfigMap{})
+			assert.ErrorIs(t, err, client.ErrNamespaceInvalid)
+			assert.ErrorContains(t, err, `"Not_A_Namespace"`)
+			err = c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "missing"}, &corev1.ConfigMap{})
+			assert.True(t, apierrors.IsNotFound(err), "a missing object: %v", err)
+			assert.ErrorContains(t, err, "get v1, Kind=ConfigMap "+ns+"/missing: ")
+
+			// A cluster-scoped object with metadata.namespace set is refused
+			// (the API server would drop the namespace without a word).
+			err = c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: randName("n"), Namespace: ns}})
+			assert.ErrorIs(t, err, client.ErrNamespaceNotAllowed)
+			assert.ErrorContains(t, err, "metadata.namespace")
 
 			err = c.List(ctx, &corev1.ConfigMapList{}, client.InNamespace(ns), client.HasLabels{"not a valid key!"})
 			assert.ErrorContains(t, err, "invalid label selector")

@@ -8,18 +8,31 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeloop/kubeloop/internal/kinds"
 )
 
 // Errors for bad input. They are wrapped with the verb and the object, so
 // test them with errors.Is.
 var (
 	// ErrNilObject is returned for a nil object or list.
-	ErrNilObject = errors.New("object is nil")
-	// ErrNameRequired is returned when an object that needs a name has none.
-	ErrNameRequired = errors.New("name is required")
+	ErrNilObject = errors.New("client: object is nil")
+	// ErrNameRequired is returned when an object that needs a name has
+	// none, by the live client and the cache alike.
+	ErrNameRequired = kinds.ErrNameRequired
+	// ErrNamespaceRequired is returned for a namespaced object without a
+	// namespace, by the live client and the cache alike.
+	ErrNamespaceRequired = kinds.ErrNamespaceRequired
+	// ErrNamespaceInvalid is returned for a namespace that is not a valid
+	// namespace name (a lowercase RFC 1123 label).
+	ErrNamespaceInvalid = kinds.ErrNamespaceInvalid
+	// ErrNamespaceNotAllowed is returned for a write of a cluster-scoped
+	// object whose metadata.namespace is set, which the API server would
+	// silently drop.
+	ErrNamespaceNotAllowed = kinds.ErrNamespaceNotAllowed
 	// ErrNotSupported is returned for a verb an object form does not
 	// support, such as Create of a PartialObjectMetadata.
-	ErrNotSupported = errors.New("not supported")
+	ErrNotSupported = errors.New("client: not supported")
 )
 
 // IgnoreNotFound returns nil when err is a NotFound API error, else err.
@@ -41,29 +54,11 @@ func IgnoreAlreadyExists(err error) error {
 
 // KindString formats gvk the way this package's errors name kinds:
 // "apps/v1, Kind=Deployment" or "v1, Kind=ConfigMap".
-func KindString(gvk schema.GroupVersionKind) string {
-	return gvk.GroupVersion().String() + ", Kind=" + gvk.Kind
-}
-
-// keyString formats a namespace and name as "ns/name", or "name" when the
-// namespace is empty.
-func keyString(ns, name string) string {
-	if ns == "" {
-		return name
-	}
-	return ns + "/" + name
-}
+func KindString(gvk schema.GroupVersionKind) string { return kinds.String(gvk) }
 
 // opError wraps err with the verb and the object it concerns.
 func opError(verb string, gvk schema.GroupVersionKind, ns, name string, err error) error {
-	if err == nil {
-		return nil
-	}
-	target := KindString(gvk)
-	if k := keyString(ns, name); k != "" {
-		target += " " + k
-	}
-	return fmt.Errorf("%s %s: %w", verb, target, err)
+	return kinds.OpError(verb, gvk, ns, name, err)
 }
 
 // isNil reports whether obj is nil or a typed nil pointer.

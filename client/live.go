@@ -6,17 +6,16 @@ import (
 	"fmt"
 	"reflect"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/conversion/queryparams"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
-)
 
-// ErrNamespaceRequired is returned for a namespaced object without a
-// namespace.
-var ErrNamespaceRequired = fmt.Errorf("namespace is required for a namespaced kind")
+	"github.com/kubeloop/kubeloop/internal/kinds"
+)
 
 // request starts a request for t in ns (ignored for cluster-scoped kinds)
 // on name (none for collections).
@@ -28,15 +27,15 @@ func (t *target) request(r *rest.Request, ns, name string) *rest.Request {
 	return r
 }
 
-// check validates the namespace and name of a single-object request.
+// check validates the namespace and name of a read of one object.
 func (t *target) check(verb, ns, name string) error {
-	if name == "" {
-		return opError(verb, t.gvk, ns, name, ErrNameRequired)
-	}
-	if t.namespaced && ns == "" {
-		return opError(verb, t.gvk, ns, name, ErrNamespaceRequired)
-	}
-	return nil
+	return kinds.CheckKey(verb, t.gvk, t.namespaced, ns, name)
+}
+
+// checkObject validates the namespace and name in the metadata of an
+// object that verb writes (or reads a subresource of).
+func (t *target) checkObject(verb, ns, name string) error {
+	return kinds.CheckObject(verb, t.gvk, t.namespaced, ns, name)
 }
 
 // withParams adds opts (a *metav1.XxxOptions) as query parameters.
@@ -142,7 +141,7 @@ func (c *liveClient) Create(ctx context.Context, obj Object, opts ...CreateOptio
 	if name == "" {
 		name = obj.GetGenerateName()
 	}
-	if err := t.check("create", obj.GetNamespace(), name); err != nil {
+	if err := t.checkObject("create", obj.GetNamespace(), name); err != nil {
 		return err
 	}
 	if t.metadata {
@@ -162,7 +161,7 @@ func (c *liveClient) Update(ctx context.Context, obj Object, opts ...UpdateOptio
 	if err != nil {
 		return err
 	}
-	if err := t.check("update", obj.GetNamespace(), obj.GetName()); err != nil {
+	if err := t.checkObject("update", obj.GetNamespace(), obj.GetName()); err != nil {
 		return err
 	}
 	if t.metadata {
@@ -182,7 +181,7 @@ func (c *liveClient) Patch(ctx context.Context, obj Object, patch Patch, opts ..
 	if err != nil {
 		return err
 	}
-	if err := t.check("patch", obj.GetNamespace(), obj.GetName()); err != nil {
+	if err := t.checkObject("patch", obj.GetNamespace(), obj.GetName()); err != nil {
 		return err
 	}
 	if patch == nil {
@@ -217,23 +216,74 @@ func checkPatchOptions(pt types.PatchType, o *PatchOptions) error {
 }
 
 func (c *liveClient) Delete(ctx context.Context, obj Object, opts ...DeleteOption) error {
+	_, err := c.delete(ctx, obj, opts...)
+	return err
+}
+
+// deleteAnswer is what the API server's answer to a Delete says of the
+// object; known is false when the answer could not be read.
+type deleteAnswer struct {
+	known bool
+	gone  bool   // removed; else terminating (finalizers, a grace period)
+	rv    uint64 // of the terminating object
+	uid   types.UID
+}
+
+// delete deletes obj and reads the server's answer: a Status when the
+// object is gone, or the object itself, which is terminating when it
+// carries a deletionTimestamp (some kinds answer with the deleted object).
+func (c *liveClient) delete(ctx context.Context, obj Object, opts ...DeleteOption) (deleteAnswer, error) {
 	if isNil(obj) {
-		return nilError("delete", obj)
+		return deleteAnswer{}, nilError("delete", obj)
 	}
 	t, err := c.targetFor("delete", obj, obj.GetNamespace(), obj.GetName())
 	if err != nil {
-		return err
+		return deleteAnswer{}, err
 	}
-	if err := t.check("delete", obj.GetNamespace(), obj.GetName()); err != nil {
-		return err
+	if err := t.checkObject("delete", obj.GetNamespace(), obj.GetName()); err != nil {
+		return deleteAnswer{}, err
 	}
 	o := (&DeleteOptions{}).ApplyOptions(opts)
 	if t.metadata {
-		return opError("delete", t.gvk, obj.GetNamespace(), obj.GetName(),
+		return deleteAnswer{}, opError("delete", t.gvk, obj.GetNamespace(), obj.GetName(),
 			c.metadataResource(t, obj.GetNamespace()).Delete(ctx, obj.GetName(), *o.AsDeleteOptions()))
 	}
-	err = jsonBody(t.request(t.rc.Delete(), obj.GetNamespace(), obj.GetName()), o.AsDeleteOptions()).Do(ctx).Error()
-	return opError("delete", t.gvk, obj.GetNamespace(), obj.GetName(), err)
+	res := jsonBody(t.request(t.rc.Delete(), obj.GetNamespace(), obj.GetName()), o.AsDeleteOptions()).Do(ctx)
+	if err := res.Error(); err != nil {
+		return deleteAnswer{}, opError("delete", t.gvk, obj.GetNamespace(), obj.GetName(), err)
+	}
+	answer, err := res.Get()
+	if err != nil {
+		return deleteAnswer{}, nil // deleted; the answer is unreadable
+	}
+	return readDeleteAnswer(answer), nil
+}
+
+func readDeleteAnswer(answer runtime.Object) deleteAnswer {
+	switch a := answer.(type) {
+	case *metav1.Status:
+		d := deleteAnswer{known: true, gone: true}
+		if a.Details != nil {
+			d.uid = a.Details.UID
+		}
+		return d
+	case *unstructured.Unstructured:
+		if a.GetKind() == "Status" {
+			uid, _, _ := unstructured.NestedString(a.Object, "details", "uid")
+			return deleteAnswer{known: true, gone: true, uid: types.UID(uid)}
+		}
+	}
+	m, err := meta.Accessor(answer)
+	if err != nil {
+		return deleteAnswer{}
+	}
+	d := deleteAnswer{known: true, uid: m.GetUID()}
+	if m.GetDeletionTimestamp() == nil {
+		d.gone = true
+	} else {
+		d.rv = parseRV(m.GetResourceVersion())
+	}
+	return d
 }
 
 func (c *liveClient) DeleteAllOf(ctx context.Context, obj Object, opts ...DeleteAllOfOption) error {
@@ -271,7 +321,7 @@ func (c *liveClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, 
 	if err != nil {
 		return opError("apply", at.GVK, at.Namespace, at.Name, err)
 	}
-	if err := t.check("apply", at.Namespace, at.Name); err != nil {
+	if err := t.checkObject("apply", at.Namespace, at.Name); err != nil {
 		return err
 	}
 	res := withParams(t.request(t.rc.Patch(types.ApplyPatchType), at.Namespace, at.Name), o.AsPatchOptions()).

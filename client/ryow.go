@@ -8,19 +8,25 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Read-your-own-writes bookkeeping of the cached client.
 //
-// After each successful write the tracker remembers the resourceVersion the
-// API server returned, per kind, namespace and name; after a Delete it
-// remembers that the object is gone. A cached Get of a remembered object
-// compares what the cache returned with what was written, as unsigned
-// integers (etcd revisions). When the cache is behind, the Get polls it
-// until it catches up or the timeout passes, then reads from the API
-// server. An entry is forgotten as soon as a Get sees the cache caught up,
-// and in any case after maxEntryAge, so memory stays bounded by the writes
-// of the last minute.
+// After each successful write the tracker remembers what the API server
+// now holds for that kind, namespace and name, in one of the states below,
+// which follow what the server does with the write. A cached Get of a
+// remembered object compares what the cache returns with that state. While
+// the cache is behind, the Get polls it until it catches up or the timeout
+// passes, then reads from the API server. An entry is forgotten as soon as
+// a Get sees the cache caught up, and in any case after maxEntryAge, so
+// memory stays bounded by the writes of the last minute.
+//
+// A cache that implements CacheProgress (the cache package's does) also
+// says how far it has applied the kind's changes: a cache past the write
+// has caught up whatever it holds for the key (the object may since have
+// been deleted by someone else), and a cache whose informer is failing is
+// not waited for at all.
 
 const (
 	defaultRYOWTimeout = 2 * time.Second
@@ -29,18 +35,63 @@ const (
 	maxPoll            = 100 * time.Millisecond
 )
 
+// CacheProgress is what the manager's client asks of its cache, beyond
+// Reader, to read its own writes without needless waits. The cache
+// package's InformerCache implements it; a Reader that does not is waited
+// for by comparing resourceVersions alone.
+type CacheProgress interface {
+	// ObservedVersion returns the resourceVersion (an etcd revision) up to
+	// which the cache has applied every change of obj's kind in namespace
+	// ns, and ok false when it cannot say because its informer for them is
+	// missing, unsynced or failing.
+	ObservedVersion(obj Object, ns string) (rv uint64, ok bool)
+	// Holds reports whether the cache would hold obj as it is (kind,
+	// namespace, labels and fields in the cache's scope). It answers true
+	// where it cannot tell.
+	Holds(obj Object) bool
+}
+
+// writeState is what the API server holds after a write.
+type writeState uint8
+
+const (
+	// present: the object exists at rv or later (a create, an update, a
+	// patch, or a Delete that left it terminating, held by finalizers or a
+	// grace period).
+	present writeState = iota
+	// outOfScope: the object exists at rv but outside the cache's scope:
+	// the cache, once caught up, does not hold it.
+	outOfScope
+	// gone: the server removed the object with UID uid (a Delete answered
+	// with a Status or the deleted object, an update that removed the last
+	// finalizer of a terminating object); rv is the last version known.
+	gone
+	// deleting: a Delete succeeded but its answer did not say whether the
+	// object is gone or terminating (a Client other than the live one,
+	// such as the fake or an interceptor, an eviction); rv is the version
+	// the caller's object had, 0 when unknown.
+	deleting
+)
+
+func (s writeState) String() string {
+	return [...]string{"present", "out of scope", "gone", "deleting"}[s]
+}
+
 type writeKey struct {
 	gk              schema.GroupKind
 	namespace, name string
 }
 
 type writeEntry struct {
-	rv      string // resourceVersion written; unused when deleted
-	deleted bool
-	uid     string // UID of the deleted object; "" when unknown
-	at      time.Time
-	seq     uint64
+	state writeState
+	rv    uint64 // see writeState; 0 when unknown
+	uid   types.UID
+	at    time.Time
+	seq   uint64
 }
+
+// exists reports whether e says the object is on the server.
+func (e writeEntry) exists() bool { return e.state == present || e.state == outOfScope }
 
 type writeTracker struct {
 	timeout time.Duration
@@ -58,13 +109,32 @@ func newWriteTracker(timeout time.Duration) *writeTracker {
 	return &writeTracker{timeout: timeout, entries: map[writeKey]writeEntry{}}
 }
 
-// parseRV reads a resourceVersion as an etcd revision.
-func parseRV(rv string) (uint64, bool) {
+// parseRV reads a resourceVersion as an etcd revision; 0 when it is not one.
+func parseRV(rv string) uint64 {
 	n, err := strconv.ParseUint(rv, 10, 64)
-	return n, err == nil
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
-func (t *writeTracker) put(k writeKey, e writeEntry) {
+// record remembers e for k. Of two writes racing on one object the one
+// with the newer resourceVersion is kept.
+func (t *writeTracker) record(k writeKey, e writeEntry) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if old, ok := t.entries[k]; ok && old.exists() && old.rv > e.rv {
+		if e.exists() && e.rv != 0 {
+			return
+		}
+		if !e.exists() {
+			// A delete of what was written: the object existed at old.rv.
+			e.rv = old.rv
+			if e.uid == "" {
+				e.uid = old.uid
+			}
+		}
+	}
 	now := time.Now()
 	t.seq++
 	e.seq, e.at = t.seq, now
@@ -77,28 +147,6 @@ func (t *writeTracker) put(k writeKey, e writeEntry) {
 			}
 		}
 	}
-}
-
-// wrote remembers that k was written at resourceVersion rv. Of two writes
-// racing on one object the newer resourceVersion is kept.
-func (t *writeTracker) wrote(k writeKey, rv string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if old, ok := t.entries[k]; ok && !old.deleted {
-		a, okA := parseRV(old.rv)
-		b, okB := parseRV(rv)
-		if okA && okB && a > b {
-			return
-		}
-	}
-	t.put(k, writeEntry{rv: rv})
-}
-
-// deleted remembers that k (with UID uid, when known) was deleted.
-func (t *writeTracker) deleted(k writeKey, uid string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.put(k, writeEntry{deleted: true, uid: uid})
 }
 
 func (t *writeTracker) lookup(k writeKey) (writeEntry, bool) {
@@ -137,62 +185,116 @@ const (
 	incomparable
 )
 
-// judge compares what the cache returned (obj, or a NotFound err) with e.
-func judge(e writeEntry, obj Object, err error) verdict {
-	notFound := err != nil
-	if e.deleted {
-		switch {
-		case notFound:
+// observation is what a cached read saw: the object (nil for NotFound) and,
+// when the cache reports its progress, the version it had applied before
+// the read.
+type observation struct {
+	obj      Object
+	observed uint64
+	known    bool // observed is set
+}
+
+// judge compares what the cache returned with e.
+func judge(e writeEntry, o observation) verdict {
+	past := func(rv uint64) bool { return o.known && rv != 0 && o.observed >= rv }
+	switch e.state {
+	case present:
+		if e.rv == 0 {
+			return incomparable
+		}
+		if past(e.rv) {
+			return caughtUp // whatever the cache holds now is newer than the write
+		}
+		if o.obj == nil {
+			return behind
+		}
+		seen := parseRV(o.obj.GetResourceVersion())
+		if seen == 0 {
+			return incomparable // not an etcd revision: read from the server
+		}
+		if seen >= e.rv {
 			return caughtUp
-		case e.uid != "" && string(obj.GetUID()) != e.uid:
+		}
+		return behind
+	case outOfScope:
+		if o.obj == nil || past(e.rv) || (e.rv != 0 && parseRV(o.obj.GetResourceVersion()) >= e.rv) {
+			return caughtUp
+		}
+		return behind
+	case gone:
+		switch {
+		case o.obj == nil:
+			return caughtUp
+		case e.uid != "" && o.obj.GetUID() != e.uid:
 			return caughtUp // a newer object of the same name
-		case obj.GetDeletionTimestamp() != nil:
+		}
+		return behind
+	case deleting:
+		switch {
+		case o.obj == nil:
+			// NotFound is the truth once the cache has seen the object as
+			// it was when deleted; before, it may never have seen it.
+			if e.rv == 0 || !o.known || o.observed >= e.rv {
+				return caughtUp
+			}
+			return behind
+		case e.uid != "" && o.obj.GetUID() != e.uid:
+			return caughtUp
+		case o.obj.GetDeletionTimestamp() != nil:
 			return caughtUp // the cache saw the delete; finalizers keep it
 		}
 		return behind
 	}
-	if notFound {
-		return behind
-	}
-	written, okW := parseRV(e.rv)
-	seen, okS := parseRV(obj.GetResourceVersion())
-	if !okW || !okS {
-		return incomparable
-	}
-	if seen >= written {
-		return caughtUp
-	}
-	return behind
+	return incomparable
 }
 
 func isNotFound(err error) bool { return apierrors.IsNotFound(err) }
 
-// wait reads through read until what it returns satisfies k's entry or the
-// timeout passes. It reports whether the last read is good to return; when
-// it is not, the caller reads from the API server. A read error other than
-// NotFound is returned at once with caughtUp false.
-func (t *writeTracker) wait(ctx context.Context, k writeKey, read func() (Object, error)) (bool, error) {
+// settle waits until what peek returns satisfies k's entry or the timeout
+// passes, and reports whether the cache has caught up; when it has not,
+// the caller reads from the API server. progress is nil when the cache
+// does not report its progress; when it reports that it cannot say (its
+// informer is failing), settle returns at once. A read error other than
+// NotFound is returned at once.
+func (t *writeTracker) settle(ctx context.Context, k writeKey, peek func() (Object, error), progress func() (uint64, bool)) (bool, error) {
 	deadline := time.Now().Add(t.timeout)
 	delay := firstPoll
 	for {
-		obj, err := read()
+		e, ok := t.lookup(k)
+		if !ok {
+			return true, nil // another reader saw the cache catch up
+		}
+		var o observation
+		if progress != nil {
+			o.observed, o.known = progress() // before the read: the cache is at least this far
+		}
+		obj, err := peek()
+		if err == nil || isNotFound(err) {
+			if progress != nil && !o.known {
+				// The read may have started the kind's informer; if it still
+				// cannot say, the informer is failing: do not wait for it.
+				if o.observed, o.known = progress(); !o.known {
+					return false, nil
+				}
+				obj, err = peek()
+			}
+		}
 		if err != nil && !isNotFound(err) {
 			return false, err
 		}
-		e, ok := t.lookup(k)
-		if !ok {
-			return true, err // another reader saw the cache catch up
+		if err == nil {
+			o.obj = obj
 		}
-		switch judge(e, obj, err) {
+		switch judge(e, o) {
 		case caughtUp:
 			t.forget(k, e.seq)
-			return true, err
+			return true, nil
 		case incomparable:
-			return false, err
+			return false, nil
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return false, err
+			return false, nil
 		}
 		timer := time.NewTimer(min(delay, left))
 		select {

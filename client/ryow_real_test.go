@@ -70,5 +70,5 @@ func TestReadYourOwnWritesWithRealCache(t *testing.T) {
 	assert.True(t, apierrors.IsNotFound(err), "a read after Delete does not return the deleted object: %v", err)
 	_, err = client.GetShared[*corev1.ConfigMap](ctx, c, key)
 	assert.True(t, apierrors.IsNotFound(err), "nor does a shared read: %v", err)
-	assert.Equal(t, 0, client.TrackedWrites(c), "every remembered write is forgotten once the cache caught up")
+	assert.Equal(t, 0, client.TrackedWrites(c), "every remembered write is forgotten once the cache caught up: %v", client.TrackedStates(c))
 }

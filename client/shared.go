@@ -88,17 +88,12 @@ func (c *cachedClient) GetShared(ctx context.Context, key ObjectKey, obj Object)
 	if !c.writes.tracked(wk) {
 		return sr.GetShared(ctx, key, obj)
 	}
-	var got Object
-	caughtUp, err := c.writes.wait(ctx, wk, func() (Object, error) {
-		var err error
-		got, err = sr.GetShared(ctx, key, obj)
-		return got, err
-	})
-	if caughtUp || (err != nil && !isNotFound(err)) {
-		if err != nil {
-			return nil, err
-		}
-		return got, nil
+	caughtUp, err := c.settle(ctx, wk, key, obj)
+	if err != nil {
+		return nil, err
+	}
+	if caughtUp {
+		return sr.GetShared(ctx, key, obj)
 	}
 	fresh := newObjectLike(kindOf)
 	if err := c.live.Get(ctx, key, fresh); err != nil {

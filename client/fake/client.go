@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/internal/kinds"
 	"github.com/kubeloop/kubeloop/client/apiutil"
 )
 
@@ -80,16 +81,7 @@ func (c *Client) IsObjectNamespaced(obj runtime.Object) (bool, error) {
 
 // opError formats errors the way the real client does.
 func opError(verb string, gvk schema.GroupVersionKind, ns, name string, err error) error {
-	if err == nil {
-		return nil
-	}
-	target := client.KindString(gvk)
-	if ns != "" && name != "" {
-		target += " " + ns + "/" + name
-	} else if ns+name != "" {
-		target += " " + ns + name
-	}
-	return fmt.Errorf("%s %s: %w", verb, target, err)
+	return kinds.OpError(verb, gvk, ns, name, err)
 }
 
 func isNil(obj any) bool {
@@ -109,13 +101,13 @@ func (c *Client) resolve(verb string, obj runtime.Object, ns, name string) (sche
 	if err != nil {
 		return gvk, fmt.Errorf("%s %T %s: %w", verb, obj, strings.Trim(ns+"/"+name, "/"), err)
 	}
-	if name == "" {
-		return gvk, opError(verb, gvk, ns, name, client.ErrNameRequired)
+	namespaced := c.namespaced(gvk, ns)
+	if verb == "get" || verb == "add" {
+		// A read (or an object given to the builder) may name a namespace
+		// for a cluster-scoped kind; the server ignores it.
+		return gvk, kinds.CheckKey(verb, gvk, namespaced, ns, name)
 	}
-	if ns == "" && c.namespaced(gvk, ns) {
-		return gvk, opError(verb, gvk, ns, name, client.ErrNamespaceRequired)
-	}
-	return gvk, nil
+	return gvk, kinds.CheckObject(verb, gvk, namespaced, ns, name)
 }
 
 // keyFor returns the stored key, dropping the namespace of cluster-scoped

@@ -1,0 +1,124 @@
+// Package kinds is the one home of the conventions by which every package
+// names kinds and objects in its errors and logs:
+//
+//   - a kind reads "apps/v1, Kind=Deployment" or "v1, Kind=ConfigMap"
+//     (String), the form of schema.GroupVersionKind's own String;
+//   - an object reads "namespace/name", or "name" when cluster-scoped (Key);
+//   - a failed operation reads "<verb> <kind> <object>: <cause>" (OpError),
+//     with the verb in lower case and the cause wrapped for errors.Is/As;
+//   - a list kind names its items' kind without "List" (TrimList).
+package kinds
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// String formats gvk the way errors name kinds: "apps/v1, Kind=Deployment"
+// or "v1, Kind=ConfigMap".
+func String(gvk schema.GroupVersionKind) string {
+	return gvk.GroupVersion().String() + ", Kind=" + gvk.Kind
+}
+
+// Key formats a namespace and name as "namespace/name", "name" when the
+// namespace is empty, and "namespace" when the name is (a collection).
+func Key(namespace, name string) string {
+	switch {
+	case namespace == "":
+		return name
+	case name == "":
+		return namespace
+	}
+	return namespace + "/" + name
+}
+
+// OpError wraps err with the verb and the object it concerns:
+// "get v1, Kind=ConfigMap default/web: <err>". It returns nil for a nil err.
+func OpError(verb string, gvk schema.GroupVersionKind, namespace, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	target := String(gvk)
+	if k := Key(namespace, name); k != "" {
+		target += " " + k
+	}
+	return fmt.Errorf("%s %s: %w", verb, target, err)
+}
+
+// TrimList returns the kind of a list's items: "ConfigMapList" gives
+// "ConfigMap". A kind without the suffix, and "List" itself, are returned
+// as they are.
+func TrimList(kind string) string {
+	if len(kind) > len("List") {
+		return strings.TrimSuffix(kind, "List")
+	}
+	return kind
+}
+
+// Errors for a bad object key, shared by the client and the cache so that
+// both paths answer alike; the client package exports them.
+var (
+	// ErrNameRequired: an object that needs a name has none.
+	ErrNameRequired = errors.New("client: name is required")
+	// ErrNamespaceRequired: a namespaced object without a namespace.
+	ErrNamespaceRequired = errors.New("client: namespace is required for a namespaced kind")
+	// ErrNamespaceInvalid: a namespace that is not a valid namespace name.
+	ErrNamespaceInvalid = errors.New("client: invalid namespace")
+	// ErrNamespaceNotAllowed: a cluster-scoped object with a namespace.
+	ErrNamespaceNotAllowed = errors.New("client: a cluster-scoped object has no namespace")
+)
+
+// CheckKey validates the namespace and name of a read of one object of
+// kind gvk: a name, and for a namespaced kind a namespace that is a valid
+// namespace name. A namespace given for a cluster-scoped kind is ignored,
+// as the API server does. The error is an OpError of verb.
+func CheckKey(verb string, gvk schema.GroupVersionKind, namespaced bool, namespace, name string) error {
+	return check(verb, gvk, namespaced, namespace, name, false)
+}
+
+// CheckObject validates the namespace and name in an object's metadata for
+// a write: as CheckKey, and a cluster-scoped object must have no
+// namespace, which the API server would otherwise drop without a word.
+func CheckObject(verb string, gvk schema.GroupVersionKind, namespaced bool, namespace, name string) error {
+	return check(verb, gvk, namespaced, namespace, name, true)
+}
+
+func check(verb string, gvk schema.GroupVersionKind, namespaced bool, namespace, name string, object bool) error {
+	var err error
+	switch {
+	case name == "":
+		err = ErrNameRequired
+	case namespaced && namespace == "":
+		err = ErrNamespaceRequired
+	case namespaced && !isDNSLabel(namespace):
+		err = fmt.Errorf("%w %q: a namespace is a lowercase RFC 1123 label "+
+			"(at most 63 of a-z, 0-9 and '-', starting and ending with a letter or digit)", ErrNamespaceInvalid, namespace)
+	case !namespaced && object && namespace != "":
+		err = fmt.Errorf("%w: metadata.namespace is %q; leave it empty", ErrNamespaceNotAllowed, namespace)
+	default:
+		return nil
+	}
+	return OpError(verb, gvk, namespace, name, err)
+}
+
+// isDNSLabel reports whether s is a lowercase RFC 1123 label, the form of
+// namespace names, without the cost of a regular expression (it runs on
+// every cached Get).
+func isDNSLabel(s string) bool {
+	if len(s) == 0 || len(s) > 63 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '-' && i > 0 && i < len(s)-1:
+		default:
+			return false
+		}
+	}
+	return true
+}
