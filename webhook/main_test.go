@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"go.uber.org/goleak"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubeloop/kubeloop/envtest"
+	"github.com/kubeloop/kubeloop/internal/testenv"
 	"github.com/kubeloop/kubeloop/webhook"
 	"github.com/kubeloop/kubeloop/webhook/admission"
 	"github.com/kubeloop/kubeloop/webhook/internal/testwidget"
@@ -43,78 +43,65 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	code := run(m)
-	if code == 0 {
-		if err := goleak.Find(goleak.IgnoreTopFunction("k8s.io/klog/v2.(*flushDaemon).run.func1")); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-func run(m *testing.M) int {
 	env = &envtest.Environment{}
-	var err error
-	if cfg, err = env.Start(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-		}
-	}()
 	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan error, 1)
-	defer func() {
-		cancel()
-		if err := <-stopped; err != nil {
-			fmt.Fprintln(os.Stderr, "webhook server:", err)
-		}
-	}()
-	if err := setup(ctx, stopped); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		stopped <- nil
-		return 1
-	}
-	return m.Run()
+	var stopped <-chan error // the server's Start result, once it runs
+	testenv.Main(m, testenv.Options{
+		Env: env,
+		Setup: func(c *rest.Config) (err error) {
+			cfg = c
+			stopped, err = setup(ctx)
+			return err
+		},
+		Teardown: func() error {
+			cancel()
+			if stopped == nil {
+				return nil
+			}
+			if err := <-stopped; err != nil {
+				fmt.Fprintln(os.Stderr, "webhook server:", err)
+			}
+			return nil
+		},
+	})
 }
 
 // setup starts the webhook server with a fresh CA and points the API
 // server at it: the Widget CRD (v1 stored, v2 served, conversion through
-// /convert) and the admission configurations.
-func setup(ctx context.Context, stopped chan<- error) error {
+// /convert) and the admission configurations. Once the server runs,
+// stopped receives its Start result.
+func setup(ctx context.Context) (stopped <-chan error, err error) {
 	dir, err := os.MkdirTemp("", "kubeloop-webhook-test-")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	certPath = dir
 	ca := webhook.NewCertAuthority("webhook-test-ca")
 	c, k, _ := ca.Serving()
 	if err := webhook.WritePair(dir, c, k); err != nil {
-		return err
+		return nil, err
 	}
 	serverRegs = prometheus.NewRegistry()
 	server = webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: webhook.AnyPort, CertDir: dir, Metrics: serverRegs, Logger: quiet})
 	mgr := testManager{scheme: newScheme(), server: server}
 	if err := webhook.ManagedBy(mgr, &testwidget.V1{}).WithDefaulter(widgetDefaulter{}).WithValidator(widgetValidator{}).Complete(); err != nil {
-		return err
+		return nil, err
 	}
 	server.Register("/validate-configmaps", &admission.Webhook{Handler: admission.HandlerFunc(configMapPolicy)})
+	done := make(chan error, 1)
 	go func() {
 		err := server.Start(ctx)
 		os.RemoveAll(dir)
-		stopped <- err
+		done <- err
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for server.StartedChecker()(nil) != nil {
 		if time.Now().After(deadline) {
-			return errors.New("webhook server did not start")
+			return done, errors.New("webhook server did not start")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return configureAPIServer(ctx, ca.PEM)
+	return done, configureAPIServer(ctx, ca.PEM)
 }
 
 // configMapPolicy is a raw handler: ConfigMaps with a "forbidden" key are

@@ -19,7 +19,7 @@ import (
 	"github.com/kubeloop/kubeloop/envtest"
 	"github.com/kubeloop/kubeloop/examples/app"
 	appv1 "github.com/kubeloop/kubeloop/examples/app/api/v1"
-	"github.com/kubeloop/kubeloop/examples/internal/testenv"
+	"github.com/kubeloop/kubeloop/internal/testenv"
 	"github.com/kubeloop/kubeloop/manager"
 )
 
@@ -31,25 +31,36 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, &envtest.Environment{CRDDirectoryPaths: []string{"config"}}, func(cfg *rest.Config) (func() error, error) {
-		if err := clientgoscheme.AddToScheme(scheme); err != nil {
-			return nil, err
-		}
-		if err := appv1.AddToScheme(scheme); err != nil {
-			return nil, err
-		}
-		var err error
-		if c, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
-			return nil, err
-		}
-		mgr, err := manager.New(cfg, manager.Options{Scheme: scheme, Logger: testenv.Logger()})
-		if err != nil {
-			return nil, err
-		}
-		if err := app.SetupWithManager(mgr); err != nil {
-			return nil, err
-		}
-		return testenv.Start(mgr), nil
+	var stop func() error // the manager's, once it runs
+	testenv.Main(m, testenv.Options{
+		Env: &envtest.Environment{CRDDirectoryPaths: []string{"config"}},
+		Setup: func(cfg *rest.Config) error {
+			if err := clientgoscheme.AddToScheme(scheme); err != nil {
+				return err
+			}
+			if err := appv1.AddToScheme(scheme); err != nil {
+				return err
+			}
+			var err error
+			if c, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+				return err
+			}
+			mgr, err := manager.New(cfg, manager.Options{Scheme: scheme, Logger: testenv.Logger()})
+			if err != nil {
+				return err
+			}
+			if err := app.SetupWithManager(mgr); err != nil {
+				return err
+			}
+			stop = testenv.Start(mgr)
+			return nil
+		},
+		Teardown: func() error {
+			if stop == nil {
+				return nil
+			}
+			return stop()
+		},
 	})
 }
 

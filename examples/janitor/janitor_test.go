@@ -15,8 +15,8 @@ import (
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/envtest"
-	"github.com/kubeloop/kubeloop/examples/internal/testenv"
 	"github.com/kubeloop/kubeloop/examples/janitor"
+	"github.com/kubeloop/kubeloop/internal/testenv"
 	"github.com/kubeloop/kubeloop/manager"
 )
 
@@ -26,11 +26,14 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, &envtest.Environment{}, func(restConfig *rest.Config) (func() error, error) {
-		cfg = restConfig
-		var err error
-		c, err = client.New(cfg, client.Options{})
-		return nil, err
+	testenv.Main(m, testenv.Options{
+		Env: &envtest.Environment{},
+		Setup: func(restConfig *rest.Config) error {
+			cfg = restConfig
+			var err error
+			c, err = client.New(cfg, client.Options{})
+			return err
+		},
 	})
 }
 

@@ -14,27 +14,38 @@ import (
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/envtest"
-	"github.com/kubeloop/kubeloop/examples/internal/testenv"
 	"github.com/kubeloop/kubeloop/examples/mirror"
+	"github.com/kubeloop/kubeloop/internal/testenv"
 	"github.com/kubeloop/kubeloop/manager"
 )
 
 var c client.Client
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, &envtest.Environment{}, func(cfg *rest.Config) (func() error, error) {
-		var err error
-		if c, err = client.New(cfg, client.Options{}); err != nil {
-			return nil, err
-		}
-		mgr, err := manager.New(cfg, manager.Options{Logger: testenv.Logger()})
-		if err != nil {
-			return nil, err
-		}
-		if err := mirror.SetupWithManager(context.Background(), mgr); err != nil {
-			return nil, err
-		}
-		return testenv.Start(mgr), nil
+	var stop func() error // the manager's, once it runs
+	testenv.Main(m, testenv.Options{
+		Env: &envtest.Environment{},
+		Setup: func(cfg *rest.Config) error {
+			var err error
+			if c, err = client.New(cfg, client.Options{}); err != nil {
+				return err
+			}
+			mgr, err := manager.New(cfg, manager.Options{Logger: testenv.Logger()})
+			if err != nil {
+				return err
+			}
+			if err := mirror.SetupWithManager(context.Background(), mgr); err != nil {
+				return err
+			}
+			stop = testenv.Start(mgr)
+			return nil
+		},
+		Teardown: func() error {
+			if stop == nil {
+				return nil
+			}
+			return stop()
+		},
 	})
 }
 

@@ -39,8 +39,8 @@ import (
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/envtest"
-	"github.com/kubeloop/kubeloop/examples/internal/testenv"
 	"github.com/kubeloop/kubeloop/examples/sharded"
+	"github.com/kubeloop/kubeloop/internal/testenv"
 	"github.com/kubeloop/kubeloop/sharding"
 )
 
@@ -58,28 +58,35 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, &envtest.Environment{}, func(cfg *rest.Config) (func() error, error) {
-		var err error
-		if c, err = client.New(cfg, client.Options{}); err != nil {
-			return nil, err
-		}
-		if dir, err = os.MkdirTemp("", "kubeloop-sharded-"); err != nil {
-			return nil, err
-		}
-		teardown := func() error { return os.RemoveAll(dir) }
-		bin = filepath.Join(dir, "sharded")
-		out, err := exec.Command("go", "build", "-o", bin, "github.com/kubeloop/kubeloop/examples/sharded/cmd/sharded").CombinedOutput()
-		if err != nil {
-			return teardown, fmt.Errorf("build: %v: %s", err, out)
-		}
-		if kubeconfig, err = writeKubeconfig(cfg, dir); err != nil {
-			return teardown, err
-		}
-		if err = writeCerts(dir); err != nil {
-			return teardown, err
-		}
-		err = c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNS}})
-		return teardown, err
+	testenv.Main(m, testenv.Options{
+		Env: &envtest.Environment{},
+		Setup: func(cfg *rest.Config) error {
+			var err error
+			if c, err = client.New(cfg, client.Options{}); err != nil {
+				return err
+			}
+			if dir, err = os.MkdirTemp("", "kubeloop-sharded-"); err != nil {
+				return err
+			}
+			bin = filepath.Join(dir, "sharded")
+			out, err := exec.Command("go", "build", "-o", bin, "github.com/kubeloop/kubeloop/examples/sharded/cmd/sharded").CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("build: %v: %s", err, out)
+			}
+			if kubeconfig, err = writeKubeconfig(cfg, dir); err != nil {
+				return err
+			}
+			if err = writeCerts(dir); err != nil {
+				return err
+			}
+			return c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNS}})
+		},
+		Teardown: func() error {
+			if dir == "" {
+				return nil
+			}
+			return os.RemoveAll(dir)
+		},
 	})
 }
 

@@ -8,7 +8,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"fmt"
 	"log/slog"
 	"math/big"
 	"net"
@@ -22,7 +21,6 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -33,6 +31,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/envtest"
 	"github.com/kubeloop/kubeloop/examples/webhookapp"
+	"github.com/kubeloop/kubeloop/internal/testenv"
 	kmanager "github.com/kubeloop/kubeloop/manager"
 	"github.com/kubeloop/kubeloop/webhook"
 )
@@ -40,24 +39,10 @@ import (
 var cfg *rest.Config
 
 func TestMain(m *testing.M) {
-	env := &envtest.Environment{CRDDirectoryPaths: []string{"config"}}
-	var err error
-	if cfg, err = env.Start(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	if code == 0 {
-		if err := goleak.Find(goleak.IgnoreTopFunction("k8s.io/klog/v2.(*flushDaemon).run.func1")); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	testenv.Main(m, testenv.Options{
+		Env:   &envtest.Environment{CRDDirectoryPaths: []string{"config"}},
+		Setup: func(c *rest.Config) error { cfg = c; return nil },
+	})
 }
 
 // manager is the smallest webhook.Manager.

@@ -13,7 +13,6 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/envtest"
+	"github.com/kubeloop/kubeloop/internal/testenv"
 	"github.com/kubeloop/kubeloop/manager"
 )
 
@@ -32,11 +32,6 @@ var (
 	admin      kubernetes.Interface
 )
 
-// leakIgnores are goroutines that outlive every test by design.
-var leakIgnores = []goleak.Option{
-	goleak.IgnoreTopFunction("k8s.io/klog/v2.(*flushDaemon).run.func1"),
-}
-
 func TestMain(m *testing.M) {
 	// A dead HTTP/2 connection is detected after ReadIdleTimeout +
 	// PingTimeout (30 s + 15 s by default); 1 s + 1 s keeps the half-open
@@ -44,27 +39,15 @@ func TestMain(m *testing.M) {
 	// transport, so they are set before any is built.
 	os.Setenv("HTTP2_READ_IDLE_TIMEOUT_SECONDS", "1")
 	os.Setenv("HTTP2_PING_TIMEOUT_SECONDS", "1")
-	code := run(m)
-	if code == 0 {
-		if err := goleak.Find(leakIgnores...); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-func run(m *testing.M) int {
 	testEnv = &envtest.Environment{}
-	cfg, err := testEnv.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer testEnv.Stop()
-	restConfig = cfg
-	admin = kubernetes.NewForConfigOrDie(cfg)
-	return m.Run()
+	testenv.Main(m, testenv.Options{
+		Env: testEnv,
+		Setup: func(cfg *rest.Config) error {
+			restConfig = cfg
+			admin = kubernetes.NewForConfigOrDie(cfg)
+			return nil
+		},
+	})
 }
 
 // quiet is a logger that drops everything; KUBELOOP_TEST_LOG=1 prints it.
