@@ -3,14 +3,12 @@ package cache_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/envtest"
+	"github.com/kubeloop/kubeloop/internal/testenv"
 )
 
 // One control plane for the package, with RBAC so that a test can run the
@@ -36,24 +35,15 @@ var widgetGVR = schema.GroupVersionResource{Group: "test.kubeloop.io", Version: 
 
 func TestMain(m *testing.M) {
 	env = &envtest.Environment{Authorization: "RBAC", CRDDirectoryPaths: []string{"testdata/crds"}}
-	var err error
-	if cfg, err = env.Start(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	kube = kubernetes.NewForConfigOrDie(cfg)
-	dyn = dynamic.NewForConfigOrDie(cfg)
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-	}
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	testenv.Main(m, testenv.Options{
+		Env: env,
+		Setup: func(c *rest.Config) error {
+			cfg = c
+			kube = kubernetes.NewForConfigOrDie(cfg)
+			dyn = dynamic.NewForConfigOrDie(cfg)
+			return nil
+		},
+	})
 }
 
 // newNamespace creates a namespace with a unique name.

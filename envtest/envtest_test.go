@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubeloop/kubeloop/envtest"
+	"github.com/kubeloop/kubeloop/internal/testenv"
 )
 
 // env is the control plane shared by the tests of this package.
@@ -34,24 +34,14 @@ func TestMain(m *testing.M) {
 	env = &envtest.Environment{CRDDirectoryPaths: []string{"testdata/crds"}, Authorization: "RBAC",
 		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: []string{"testdata/webhook"}}}
 	start := time.Now()
-	var err error
-	if cfg, err = env.Start(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fmt.Fprintf(os.Stderr, "envtest: control plane ready in %s\n", time.Since(start).Round(time.Millisecond))
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	if code == 0 {
-		if err := goleak.Find(goleak.IgnoreTopFunction("k8s.io/klog/v2.(*flushDaemon).run.func1")); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	testenv.Main(m, testenv.Options{
+		Env: env,
+		Setup: func(c *rest.Config) error {
+			cfg = c
+			fmt.Fprintf(os.Stderr, "envtest: control plane ready in %s\n", time.Since(start).Round(time.Millisecond))
+			return nil
+		},
+	})
 }
 
 func TestConfigMapRoundTrip(t *testing.T) {

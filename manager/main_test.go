@@ -14,11 +14,11 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubeloop/kubeloop/envtest"
+	"github.com/kubeloop/kubeloop/internal/testenv"
 	"github.com/kubeloop/kubeloop/manager"
 )
 
@@ -36,23 +36,10 @@ const (
 
 func TestMain(m *testing.M) {
 	testEnv = &envtest.Environment{Authorization: "RBAC"}
-	cfg, err := testEnv.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	restConfig = cfg
-	code := m.Run()
-	if err := testEnv.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-	}
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	testenv.Main(m, testenv.Options{
+		Env:   testEnv,
+		Setup: func(cfg *rest.Config) error { restConfig = cfg; return nil },
+	})
 }
 
 // testLogger writes to stderr when KUBELOOP_TEST_LOG is set, else nowhere.

@@ -3,7 +3,7 @@ package sharding_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/kubeloop/kubeloop/internal/testenv"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testenv.Main(m, testenv.Options{}) }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -14,9 +13,10 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/kubeloop/kubeloop/client/apiutil"
+	"github.com/kubeloop/kubeloop/internal/testenv"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testenv.Main(m, testenv.Options{}) }
 
 // countingDiscovery is client-go's fake discovery that counts requests.
 type countingDiscovery struct {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -17,9 +16,10 @@ import (
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/fake"
 	"github.com/kubeloop/kubeloop/client/interceptor"
+	"github.com/kubeloop/kubeloop/internal/testenv"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testenv.Main(m, testenv.Options{}) }
 
 var errInjected = errors.New("injected")
 

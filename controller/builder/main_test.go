@@ -1,14 +1,12 @@
 package builder_test
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
-	"go.uber.org/goleak"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubeloop/kubeloop/envtest"
+	"github.com/kubeloop/kubeloop/internal/testenv"
 )
 
 // env is the control plane shared by the integration tests of this
@@ -20,21 +18,8 @@ var (
 
 func TestMain(m *testing.M) {
 	env = &envtest.Environment{Authorization: "RBAC"}
-	var err error
-	if cfg, err = env.Start(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	if code == 0 {
-		if err := goleak.Find(goleak.IgnoreTopFunction("k8s.io/klog/v2.(*flushDaemon).run.func1")); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	testenv.Main(m, testenv.Options{
+		Env:   env,
+		Setup: func(c *rest.Config) error { cfg = c; return nil },
+	})
 }

@@ -8,14 +8,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
+	"github.com/kubeloop/kubeloop/internal/testenv"
 	"github.com/kubeloop/kubeloop/manager/healthz"
 )
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { testenv.Main(m, testenv.Options{}) }
 
 func failing(msg string) healthz.Checker {
 	return func(*http.Request) error { return errors.New(msg) }

@@ -9,12 +9,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
+
+	"github.com/kubeloop/kubeloop/internal/testenv"
 )
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { testenv.Main(m, testenv.Options{}) }
 
 func TestFirstSignalCancelsSecondExits(t *testing.T) {
 	var exits atomic.Int32
