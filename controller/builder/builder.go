@@ -122,6 +122,9 @@ func (b *Builder) Build(r reconcile.Reconciler) (*controller.Controller, error) 
 	}
 	opts := b.opts
 	opts.Reconciler = r
+	if err := b.shard(name, &opts); err != nil { // sharding.go
+		return nil, err
+	}
 	if opts.Logger.GetSink() == nil {
 		opts.Logger = b.mgr.GetLogger()
 	}
