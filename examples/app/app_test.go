@@ -31,7 +31,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	var stop func() error // the manager's, once it runs
+	stop := func() error { return nil } // the manager's, once it runs
 	testenv.Main(m, testenv.Options{
 		Env: &envtest.Environment{CRDDirectoryPaths: []string{"config"}},
 		Setup: func(cfg *rest.Config) error {
@@ -55,12 +55,7 @@ func TestMain(m *testing.M) {
 			stop = testenv.Start(mgr)
 			return nil
 		},
-		Teardown: func() error {
-			if stop == nil {
-				return nil
-			}
-			return stop()
-		},
+		Teardown: func() error { return stop() },
 	})
 }
 

@@ -22,7 +22,7 @@ import (
 var c client.Client
 
 func TestMain(m *testing.M) {
-	var stop func() error // the manager's, once it runs
+	stop := func() error { return nil } // the manager's, once it runs
 	testenv.Main(m, testenv.Options{
 		Env: &envtest.Environment{},
 		Setup: func(cfg *rest.Config) error {
@@ -40,12 +40,7 @@ func TestMain(m *testing.M) {
 			stop = testenv.Start(mgr)
 			return nil
 		},
-		Teardown: func() error {
-			if stop == nil {
-				return nil
-			}
-			return stop()
-		},
+		Teardown: func() error { return stop() },
 	})
 }
 

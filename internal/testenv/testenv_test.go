@@ -28,50 +28,6 @@ func (f fakeM) Run() int {
 	return f.code
 }
 
-func TestMainCode(t *testing.T) {
-	errBoom := errors.New("boom")
-	tests := []struct {
-		name      string
-		code      int
-		setupErr  error
-		teardown  error
-		wantCode  int
-		wantCalls []string
-		wantOut   string
-	}{
-		{name: "green", wantCalls: []string{"setup", "run", "teardown"}},
-		{name: "a test fails", code: 1, wantCode: 1, wantCalls: []string{"setup", "run", "teardown"}},
-		{name: "setup fails: no tests, teardown still runs", setupErr: errBoom, wantCode: 1,
-			wantCalls: []string{"setup", "teardown"}, wantOut: "testenv: setup: boom"},
-		{name: "teardown fails", teardown: errBoom, wantCode: 1,
-			wantCalls: []string{"setup", "run", "teardown"}, wantOut: "testenv: teardown: boom"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var calls []string
-			var out strings.Builder
-			code := mainCode(fakeM{code: tt.code, calls: &calls}, Options{
-				Setup: func(cfg *rest.Config) error {
-					assert.Nil(t, cfg, "no control plane")
-					calls = append(calls, "setup")
-					return tt.setupErr
-				},
-				Teardown: func() error {
-					calls = append(calls, "teardown")
-					return tt.teardown
-				},
-			}, &out)
-			assert.Equal(t, tt.wantCode, code)
-			assert.Equal(t, tt.wantCalls, calls)
-			if tt.wantOut != "" {
-				assert.Contains(t, out.String(), tt.wantOut)
-			} else {
-				assert.Empty(t, out.String())
-			}
-		})
-	}
-}
-
 func TestMainFindsLeakedGoroutines(t *testing.T) {
 	var calls []string
 	stop := make(chan struct{})
@@ -147,36 +103,54 @@ func (p plane) Stop() error {
 	return p.stopErr
 }
 
-func TestMainWithControlPlane(t *testing.T) {
+func TestMainCode(t *testing.T) {
 	errBoom := errors.New("boom")
+	all := []string{"start", "setup", "run", "teardown", "stop"}
 	tests := []struct {
 		name      string
-		startErr  error
-		stopErr   error
+		noPlane   bool
+		code      int // the tests' own
+		plane     plane
+		setupErr  error
+		teardown  error
 		wantCode  int
 		wantCalls []string
 		wantOut   string
 	}{
-		{name: "green", wantCalls: []string{"start", "setup", "run", "teardown", "stop"}},
-		{name: "start fails: nothing else runs", startErr: errBoom, wantCode: 1,
+		{name: "green", wantCalls: all},
+		{name: "without a control plane", noPlane: true, wantCalls: []string{"setup", "run", "teardown"}},
+		{name: "a test fails", code: 1, wantCode: 1, wantCalls: all},
+		{name: "start fails: nothing else runs", plane: plane{startErr: errBoom}, wantCode: 1,
 			wantCalls: []string{"start"}, wantOut: "testenv: start the control plane: boom"},
-		{name: "stop fails", stopErr: errBoom, wantCode: 1,
-			wantCalls: []string{"start", "setup", "run", "teardown", "stop"}, wantOut: "testenv: stop the control plane: boom"},
+		{name: "setup fails: no tests, teardown still runs", setupErr: errBoom, wantCode: 1,
+			wantCalls: []string{"start", "setup", "teardown", "stop"}, wantOut: "testenv: setup: boom"},
+		{name: "teardown fails", teardown: errBoom, wantCode: 1, wantCalls: all, wantOut: "testenv: teardown: boom"},
+		{name: "stop fails", plane: plane{stopErr: errBoom}, wantCode: 1, wantCalls: all,
+			wantOut: "testenv: stop the control plane: boom"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var calls []string
 			var out strings.Builder
-			cfg := &rest.Config{Host: "https://127.0.0.1:1"}
-			code := mainCode(fakeM{calls: &calls}, Options{
-				Env: plane{calls: &calls, startErr: tt.startErr, stopErr: tt.stopErr, cfg: cfg},
-				Setup: func(got *rest.Config) error {
-					assert.Same(t, cfg, got, "the control plane's admin config")
+			var wantCfg *rest.Config
+			opts := Options{
+				Setup: func(cfg *rest.Config) error {
+					assert.Same(t, wantCfg, cfg, "the control plane's admin config, or nil without one")
 					calls = append(calls, "setup")
-					return nil
+					return tt.setupErr
 				},
-				Teardown: func() error { calls = append(calls, "teardown"); return nil },
-			}, &out)
+				Teardown: func() error {
+					calls = append(calls, "teardown")
+					return tt.teardown
+				},
+			}
+			if !tt.noPlane {
+				wantCfg = &rest.Config{Host: "https://127.0.0.1:1"}
+				p := tt.plane
+				p.calls, p.cfg = &calls, wantCfg
+				opts.Env = p
+			}
+			code := mainCode(fakeM{code: tt.code, calls: &calls}, opts, &out)
 			assert.Equal(t, tt.wantCode, code)
 			assert.Equal(t, tt.wantCalls, calls)
 			if tt.wantOut != "" {
