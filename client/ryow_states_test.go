@@ -21,6 +21,7 @@ import (
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/controller/controllerutil"
+	"github.com/kubeloop/kubeloop/internal/faultproxy"
 )
 
 // The read-your-own-writes tracker against the real API server, one state
@@ -240,4 +241,54 @@ func TestReadYourOwnWritesUpdateWhileLagging(t *testing.T) {
 		assert.Equal(t, cm.ResourceVersion, got.ResourceVersion)
 	}
 	assert.Zero(t, env.liveGets.Load(), "the cache caught up each time")
+}
+
+// TestReadYourOwnWritesInformerDown breaks the cache's list-watch (every
+// list and watch of ConfigMaps through the fault proxy answers 500): a Get
+// after the client's own write must not wait for a cache that cannot catch
+// up, but read from the API server at once.
+func TestReadYourOwnWritesInformerDown(t *testing.T) {
+	proxy, err := faultproxy.New(restConfig)
+	require.NoError(t, err)
+	defer proxy.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	informers, err := cache.New(proxy.Config(), cache.Options{Logger: logr.FromSlogHandler(slog.DiscardHandler)})
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- informers.Start(ctx) }()
+	defer func() {
+		cancel()
+		require.NoError(t, <-done)
+	}()
+	_, err = informers.GetInformer(ctx, &corev1.ConfigMap{})
+	require.NoError(t, err)
+	require.True(t, informers.WaitForCacheSync(ctx))
+
+	var liveGets atomic.Int32
+	cfg := rest.CopyConfig(restConfig) // writes and live reads bypass the proxy
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/configmaps/") {
+				liveGets.Add(1)
+			}
+			return rt.RoundTrip(r)
+		})
+	})
+	c, err := client.New(cfg, client.Options{Cache: &client.CacheOptions{Reader: informers, ReadYourOwnWritesTimeout: time.Hour}})
+	require.NoError(t, err)
+	ns := newNamespace(t, ctx, c)
+
+	remove := proxy.AddRule(faultproxy.Rule{Match: faultproxy.PathContains("/configmaps"), Status: http.StatusInternalServerError})
+	defer remove()
+	proxy.CutWatches()
+	require.Eventually(t, func() bool { return informers.Healthy() != nil }, time.Minute, 10*time.Millisecond, "the cache reports the failing list")
+
+	cm := newConfigMap(ns, "down", map[string]string{"k": "v"})
+	require.NoError(t, c.Create(ctx, cm))
+	getCtx, cancelGet := context.WithTimeout(ctx, 30*time.Second) // far below the hour it would wait
+	defer cancelGet()
+	var got corev1.ConfigMap
+	require.NoError(t, c.Get(getCtx, client.ObjectKeyFromObject(cm), &got), "read through to the API server without waiting")
+	assert.Equal(t, cm.ResourceVersion, got.ResourceVersion)
+	assert.Equal(t, int32(1), liveGets.Load(), "one read reached the API server")
 }
