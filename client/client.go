@@ -66,10 +66,14 @@ type CacheOptions struct {
 // metadata objects, and unstructured ones when opts.Cache.Unstructured is
 // set, except the DisableFor kinds) and writes go to the API server. Such a
 // client reads its own writes: after a write through it succeeds, a Get of
-// the same object never returns an older resourceVersion, and after a
-// Delete a Get does not return the deleted object. A Get that would break
-// this waits up to ReadYourOwnWritesTimeout for the cache, then reads from
-// the API server. List is not covered: it may return older objects.
+// the same object answers what the server held after the write, or newer
+// (a Delete held by finalizers leaves the object terminating; one that
+// removed it answers NotFound). A Get that would break this waits up to
+// ReadYourOwnWritesTimeout for the cache, then reads from the API server;
+// it does not wait for a cache that is past the write, whose informer is
+// failing, or that will never hold the object (outside its scope). List is
+// not covered: it may return older objects. The package documentation
+// has the details.
 func New(cfg *rest.Config, opts Options) (Client, error) {
 	live, err := newLive(cfg, opts)
 	if err != nil {

@@ -33,16 +33,36 @@
 //   - Read your own writes: a client built with Options.Cache reads from the
 //     cache, and after a write through it succeeds (Create, Update, Patch,
 //     Apply, Delete, Status() and SubResource() updates and patches), a Get
-//     of that object never returns an older resourceVersion nor, after a
-//     Delete, the deleted object. A Get that would break this polls the
-//     cache for up to CacheOptions.ReadYourOwnWritesTimeout (2 s by
-//     default), then reads from the API server. Resource versions are
-//     compared as integers; when one is not an integer the Get reads from
-//     the API server at once. Writes are remembered per kind, namespace and
-//     name until a Get sees the cache caught up, or for at most a minute.
-//     GetShared keeps the same guarantee. Not covered: List (it may return
-//     older objects), DeleteAllOf, dry-run writes, and writes made by other
-//     clients or processes.
+//     of that object answers as the API server did after the write, or
+//     newer: never an older resourceVersion. What the server holds follows
+//     the write: a Delete of an object with finalizers (or a grace period)
+//     leaves it terminating, so the Get returns it with its
+//     deletionTimestamp, not NotFound; an Update that removes the last
+//     finalizer of a terminating object deletes it, so the Get answers
+//     NotFound, not the object from before. A Get that would break this
+//     polls the cache for up to CacheOptions.ReadYourOwnWritesTimeout (2 s
+//     by default), then reads from the API server; it never waits when the
+//     cache has applied every change past the write (a delete by someone
+//     else then answers NotFound at once), nor when the kind's informer is
+//     failing (Healthy names it): it then reads from the API server at once.
+//     An object written outside the cache's scope (its label or field
+//     selector, its namespaces) is not waited for: the Get answers as for
+//     any object outside that scope (NotFound, or ErrNamespaceNotCached);
+//     read such objects through the manager's API reader. Resource versions
+//     are compared as integers; when one is not an integer the Get reads
+//     from the API server at once. Writes are remembered per kind,
+//     namespace and name until a Get sees the cache caught up, or for at
+//     most a minute. GetShared keeps the same guarantee. Not covered: List
+//     (it may return older objects), DeleteAllOf, dry-run writes, and
+//     writes made by other clients or processes.
+//   - A Get that answers NotFound, through the cache or not, leaves the
+//     caller's object untouched.
+//   - The same checks and errors on every path: the cache, the live client
+//     and the fake refuse an empty name (ErrNameRequired), a namespaced
+//     kind without a namespace (ErrNamespaceRequired) or with an invalid one
+//     (ErrNamespaceInvalid), and a write of a cluster-scoped object that
+//     sets metadata.namespace (ErrNamespaceNotAllowed); their errors read
+//     "<verb> <group/version, Kind=kind> <namespace>/<name>: <cause>".
 //   - Reads without copies: Get with UnsafeDisableDeepCopy fills the
 //     caller's object with the cached object's fields (maps and slices
 //     shared); GetShared returns the cached object itself, with no copy at

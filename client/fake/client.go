@@ -18,8 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/kubeloop/kubeloop/client"
-	"github.com/kubeloop/kubeloop/internal/kinds"
 	"github.com/kubeloop/kubeloop/client/apiutil"
+	"github.com/kubeloop/kubeloop/internal/kinds"
 )
 
 // Client is an in-memory client.Client. It is safe for concurrent use.
