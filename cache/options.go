@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -26,8 +27,8 @@ import (
 // discovery-backed REST mapper, every namespace, managedFields stripped,
 // deep copies on read, no resync, and lazy informers for unwatched kinds.
 type Options struct {
-	// Scheme maps Go types to kinds. Nil means the built-in Kubernetes
-	// types (client-go's scheme, read only).
+	// Scheme maps Go types to kinds. Nil means a new scheme of the
+	// built-in Kubernetes types (never client-go's global scheme.Scheme).
 	Scheme *runtime.Scheme
 	// Mapper maps kinds to resources and scopes. Nil means
 	// apiutil.NewDynamicRESTMapper over cfg, which discovers lazily.
@@ -167,7 +168,10 @@ type kindConfig struct {
 // defaulting site.
 func (opts Options) defaulted() Options {
 	if opts.Scheme == nil {
-		opts.Scheme = clientgoscheme.Scheme
+		// A scheme of the built-in kinds of its own: never client-go's
+		// global scheme.Scheme, which other code may change.
+		opts.Scheme = runtime.NewScheme()
+		utilruntime.Must(clientgoscheme.AddToScheme(opts.Scheme))
 	}
 	if opts.Logger.GetSink() == nil {
 		opts.Logger = logr.FromSlogHandler(slog.Default().Handler())
