@@ -3,7 +3,6 @@ package cache
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -12,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	toolscache "k8s.io/client-go/tools/cache"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/kubeloop/kubeloop/client/apiutil"
 	"github.com/kubeloop/kubeloop/internal/kinds"
 	"github.com/kubeloop/kubeloop/internal/logfilter"
+	"github.com/kubeloop/kubeloop/log"
 )
 
 // Options configures a cache. The zero value is valid: built-in types, a
@@ -174,7 +174,7 @@ func (opts Options) defaulted() Options {
 		utilruntime.Must(clientgoscheme.AddToScheme(opts.Scheme))
 	}
 	if opts.Logger.GetSink() == nil {
-		opts.Logger = logr.FromSlogHandler(slog.Default().Handler())
+		opts.Logger = log.Default()
 	}
 	// client-go logs request and response bodies, Secrets included, at
 	// V(8) through this logger; they never reach it.

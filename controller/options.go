@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -15,6 +14,7 @@ import (
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/internal/logfilter"
+	"github.com/kubeloop/kubeloop/log"
 	"github.com/kubeloop/kubeloop/reconcile"
 	"github.com/kubeloop/kubeloop/workqueue"
 )
@@ -129,7 +129,7 @@ func (o Options) withDefaults() Options {
 		o.NeedLeaderElection = ptr(true)
 	}
 	if o.Logger.GetSink() == nil {
-		o.Logger = logr.FromSlogHandler(slog.Default().Handler())
+		o.Logger = log.Default()
 	}
 	// client-go logs request and response bodies, Secrets included, at
 	// V(8) through this logger; they never reach it.

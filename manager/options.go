@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/internal/logfilter"
+	"github.com/kubeloop/kubeloop/log"
 	"github.com/kubeloop/kubeloop/sharding"
 	"github.com/kubeloop/kubeloop/webhook"
 )
@@ -159,7 +159,7 @@ type MetricsOptions struct {
 // single defaulting site.
 func (o Options) defaulted() Options {
 	if o.Logger.GetSink() == nil {
-		o.Logger = logr.FromSlogHandler(slog.Default().Handler())
+		o.Logger = log.Default()
 	}
 	// client-go logs request and response bodies, Secrets included, at
 	// V(8) through this logger; they never reach it.

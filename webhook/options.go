@@ -2,13 +2,14 @@ package webhook
 
 import (
 	"crypto/tls"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kubeloop/kubeloop/log"
 )
 
 const (
@@ -88,7 +89,7 @@ func (o Options) withDefaults() Options {
 		o.KeyName = "tls.key"
 	}
 	if o.Logger.GetSink() == nil {
-		o.Logger = logr.FromSlogHandler(slog.Default().Handler())
+		o.Logger = log.Default()
 	}
 	if o.MaxRequestBytes <= 0 {
 		o.MaxRequestBytes = DefaultMaxRequestBytes
