@@ -85,3 +85,44 @@ func ApplyTargetOf(obj runtime.ApplyConfiguration) (ApplyTarget, error) {
 	}
 	return t, nil
 }
+
+// SubResourceApplyOption modifies a subresource Apply.
+type SubResourceApplyOption interface {
+	ApplyToSubResourceApply(*SubResourceApplyOptions)
+}
+
+// SubResourceApplyOptions are the options of a subresource Apply. A
+// *SubResourceApplyOptions is itself an option that sets its non-zero
+// fields, to pass a SubResourceBody.
+type SubResourceApplyOptions struct {
+	ApplyOptions
+	// SubResourceBody, when set, is sent instead of the object and
+	// receives the server's answer (an autoscaling/v1 Scale configuration
+	// for "scale", for example); the object then only names the parent.
+	SubResourceBody runtime.ApplyConfiguration
+}
+
+// ApplyOpts applies opts in order and returns o (controller-runtime's
+// name: the embedded ApplyOptions takes the usual one).
+func (o *SubResourceApplyOptions) ApplyOpts(opts []SubResourceApplyOption) *SubResourceApplyOptions {
+	for _, opt := range opts {
+		opt.ApplyToSubResourceApply(o)
+	}
+	return o
+}
+
+// ApplyToSubResourceApply sets the non-zero fields of o on other.
+func (o *SubResourceApplyOptions) ApplyToSubResourceApply(other *SubResourceApplyOptions) {
+	if o.DryRun != nil {
+		other.DryRun = o.DryRun
+	}
+	if o.Force != nil {
+		other.Force = o.Force
+	}
+	if o.FieldManager != "" {
+		other.FieldManager = o.FieldManager
+	}
+	if o.SubResourceBody != nil {
+		other.SubResourceBody = o.SubResourceBody
+	}
+}

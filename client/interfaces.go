@@ -96,6 +96,12 @@ type SubResourceWriter interface {
 	Update(ctx context.Context, obj Object, opts ...SubResourceUpdateOption) error
 	// Patch patches the subresource of obj.
 	Patch(ctx context.Context, obj Object, patch Patch, opts ...SubResourcePatchOption) error
+	// Apply sends a server-side apply request for the subresource of the
+	// object obj names: obj itself (Status().Apply with a configuration
+	// whose status is set) or the SubResourceApplyOptions'
+	// SubResourceBody. FieldOwner is required. The server's answer is
+	// decoded into what was sent.
+	Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...SubResourceApplyOption) error
 }
 
 // SubResourceClient reads and writes a subresource.

@@ -555,6 +555,9 @@ func (dryRunAll) ApplyToSubResourceUpdate(o *SubResourceUpdateOptions) {
 func (dryRunAll) ApplyToSubResourcePatch(o *SubResourcePatchOptions) {
 	o.DryRun = dryRunAllValue
 }
+func (dryRunAll) ApplyToSubResourceApply(o *SubResourceApplyOptions) {
+	o.DryRun = dryRunAllValue
+}
 
 // FieldOwner names the writer in managedFields.
 type FieldOwner string
@@ -570,6 +573,9 @@ func (f FieldOwner) ApplyToSubResourceUpdate(o *SubResourceUpdateOptions) {
 	o.FieldManager = string(f)
 }
 func (f FieldOwner) ApplyToSubResourcePatch(o *SubResourcePatchOptions) {
+	o.FieldManager = string(f)
+}
+func (f FieldOwner) ApplyToSubResourceApply(o *SubResourceApplyOptions) {
 	o.FieldManager = string(f)
 }
 
@@ -599,6 +605,10 @@ type forceOwnership struct{}
 func (forceOwnership) ApplyToPatch(o *PatchOptions) { t := true; o.Force = &t }
 func (forceOwnership) ApplyToApply(o *ApplyOptions) { t := true; o.Force = &t }
 func (forceOwnership) ApplyToSubResourcePatch(o *SubResourcePatchOptions) {
+	t := true
+	o.Force = &t
+}
+func (forceOwnership) ApplyToSubResourceApply(o *SubResourceApplyOptions) {
 	t := true
 	o.Force = &t
 }

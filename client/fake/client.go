@@ -35,6 +35,7 @@ type Client struct {
 	rv      uint64
 	objects map[schema.GroupKind]map[client.ObjectKey]map[string]any
 	owners  map[objectID]map[string]string // apply field path -> manager
+	hub     watchHub                       // watchers and recent changes (watch.go)
 }
 
 type indexKey struct {

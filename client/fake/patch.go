@@ -71,7 +71,7 @@ func (c *Client) Patch(_ context.Context, obj client.Object, patch client.Patch,
 	defer c.mu.Unlock()
 	var result map[string]any
 	if patch.Type() == types.ApplyPatchType {
-		result, err = c.applyData(gvk, data, o.FieldManager, o.Force != nil && *o.Force, dryRun)
+		result, err = c.applyData(gvk, data, o.FieldManager, o.Force != nil && *o.Force, dryRun, false)
 	} else {
 		result, err = c.patch(gvk, c.keyFor(gvk, ns, name), patch.Type(), data, modeMain, dryRun, orDefault(o.FieldManager))
 	}
@@ -181,7 +181,7 @@ func (c *Client) Apply(_ context.Context, obj runtime.ApplyConfiguration, opts .
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	result, err := c.applyData(at.GVK, at.Data, o.FieldManager, o.Force != nil && *o.Force, len(o.DryRun) > 0)
+	result, err := c.applyData(at.GVK, at.Data, o.FieldManager, o.Force != nil && *o.Force, len(o.DryRun) > 0, false)
 	if err != nil {
 		return opError("apply", at.GVK, at.Namespace, at.Name, err)
 	}
@@ -192,8 +192,12 @@ func (c *Client) Apply(_ context.Context, obj runtime.ApplyConfiguration, opts .
 	return opError("apply", at.GVK, at.Namespace, at.Name, json.Unmarshal(data, obj))
 }
 
-// applyData applies an apply configuration (JSON or YAML). Caller holds mu.
-func (c *Client) applyData(gvk schema.GroupVersionKind, data []byte, manager string, force, dryRun bool) (map[string]any, error) {
+// applyData applies an apply configuration (JSON or YAML) to the object,
+// or with status to its status subresource. Field ownership is kept apart
+// for the two, as the API server keeps managedFields per subresource: an
+// apply of one never drops the fields a manager applied to the other.
+// Caller holds mu.
+func (c *Client) applyData(gvk schema.GroupVersionKind, data []byte, manager string, force, dryRun, status bool) (map[string]any, error) {
 	jsonData, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
@@ -204,16 +208,35 @@ func (c *Client) applyData(gvk schema.GroupVersionKind, data []byte, manager str
 	}
 	cu := metaOf(cfg)
 	key := c.keyFor(gvk, cu.GetNamespace(), cu.GetName())
-	if c.hasStatus(gvk.GroupKind()) {
+	// inScope tells the field paths this apply manages.
+	inScope := func(string) bool { return true }
+	mode := modeMain
+	switch {
+	case status:
+		inScope = isStatusPath
+		mode = modeStatus
+		cfg = map[string]any{"metadata": cfg["metadata"], "status": cfg["status"]}
+	case c.hasStatus(gvk.GroupKind()):
+		inScope = func(p string) bool { return !isStatusPath(p) }
 		delete(cfg, "status")
 	}
 	old := c.stored(gvk.GroupKind(), key)
 	if old == nil {
+		if status {
+			return nil, notFound(c.groupResource(gvk), key.Name)
+		}
 		return c.create(gvk, &unstructured.Unstructured{Object: cfg}, dryRun, manager)
 	}
 	id := objectID{gk: gvk.GroupKind(), key: key}
 	owners := c.owners[id]
 	want := leaves(cfg)
+	if status {
+		for p := range want {
+			if !isStatusPath(p) {
+				delete(want, p) // a status apply ignores metadata, like the server
+			}
+		}
+	}
 	have := leaves(old)
 	var causes []metav1.StatusCause
 	for p, v := range want {
@@ -240,13 +263,13 @@ func (c *Client) applyData(gvk schema.GroupVersionKind, data []byte, manager str
 	}
 	var dropped []string
 	for p, o := range owners {
-		if _, still := want[p]; o == manager && !still {
+		if _, still := want[p]; o == manager && !still && inScope(p) {
 			unsetPath(merged, p)
 			dropped = append(dropped, p)
 		}
 	}
 	metaOf(merged).SetResourceVersion(cu.GetResourceVersion())
-	result, err := c.update(gvk, key, merged, modeMain, dryRun, manager)
+	result, err := c.update(gvk, key, merged, mode, dryRun, manager)
 	if err != nil || dryRun {
 		return result, err
 	}
@@ -318,6 +341,8 @@ func walk(out map[string]any, path string, v any) {
 	}
 	out[path] = v
 }
+
+func isStatusPath(p string) bool { return p == "status" || strings.HasPrefix(p, "status"+sep) }
 
 func dotted(p string) string { return "." + strings.ReplaceAll(p, sep, ".") }
 

@@ -50,16 +50,24 @@ func (c *Client) add(obj client.Object) error {
 	return nil
 }
 
+// put stores m under key and tells the watchers (watch.go).
 func (c *Client) put(gk schema.GroupKind, key client.ObjectKey, m map[string]any) {
 	if c.objects[gk] == nil {
 		c.objects[gk] = map[client.ObjectKey]map[string]any{}
 	}
+	old := c.objects[gk][key]
 	c.objects[gk][key] = m
+	c.notify(gk, key, old, m)
 }
 
+// remove deletes key and tells the watchers.
 func (c *Client) remove(gk schema.GroupKind, key client.ObjectKey) {
+	old := c.objects[gk][key]
 	delete(c.objects[gk], key)
 	delete(c.owners, objectID{gk: gk, key: key})
+	if old != nil {
+		c.notify(gk, key, old, nil)
+	}
 }
 
 // Create stores obj with a new UID, creationTimestamp and resourceVersion

@@ -33,6 +33,7 @@ type Funcs struct {
 	SubResourceCreate func(ctx context.Context, c client.Client, subResourceName string, obj client.Object, subResource client.Object, opts ...client.SubResourceCreateOption) error
 	SubResourceUpdate func(ctx context.Context, c client.Client, subResourceName string, obj client.Object, opts ...client.SubResourceUpdateOption) error
 	SubResourcePatch  func(ctx context.Context, c client.Client, subResourceName string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error
+	SubResourceApply  func(ctx context.Context, c client.Client, subResourceName string, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error
 }
 
 // NewClient returns c with the calls that funcs sets replaced.
@@ -141,4 +142,11 @@ func (s *subResource) Patch(ctx context.Context, obj client.Object, patch client
 		return f(ctx, s.parent.Client, s.name, obj, patch, opts...)
 	}
 	return s.inner.Patch(ctx, obj, patch, opts...)
+}
+
+func (s *subResource) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+	if f := s.parent.funcs.SubResourceApply; f != nil {
+		return f(ctx, s.parent.Client, s.name, obj, opts...)
+	}
+	return s.inner.Apply(ctx, obj, opts...)
 }
