@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/controller/builder"
+	"github.com/kubeloop/kubeloop/reconcile"
 	"github.com/kubeloop/kubeloop/sharding"
 )
 
@@ -70,6 +72,26 @@ func (m *Manager) startRing() error {
 }
 
 // Sharding returns the manager's ring (Options.Sharding), or nil when the
-// manager is not sharded. Wrap the reconcilers of sharded kinds with its
-// Reconciler.
+// manager is not sharded. The builder gates the reconcilers of sharded
+// kinds by itself (ShardReconciler); Ring.Reconciler is for controllers
+// built without it.
 func (m *Manager) Sharding() *sharding.Ring { return m.ring }
+
+var _ builder.ShardedManager = (*Manager)(nil)
+
+// ShardReconciler implements builder.ShardedManager: when the manager is
+// sharded and obj's kind is one of the ring's, it returns r behind the
+// ring's gate (Ring.Reconciler, which does not gate a gated reconciler
+// twice) and true, and the builder runs the controller on every replica.
+// A kind of Sharding.Controlled is an error: its objects move without a
+// drain, so a controller must not reconcile them.
+func (m *Manager) ShardReconciler(obj client.Object, r reconcile.Reconciler) (reconcile.Reconciler, bool, error) {
+	if m.ring == nil || !m.ring.Sharded(obj) {
+		return r, false, nil
+	}
+	gated, err := m.ring.Reconciler(obj, r)
+	if err != nil {
+		return nil, true, fmt.Errorf("manager: %w", err)
+	}
+	return gated, true, nil
+}

@@ -302,3 +302,38 @@ func TestWebhook(t *testing.T) {
 		require.NoError(t, stop())
 	})
 }
+
+func TestReconcilerDoesNotGateTwice(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newFake(t, nil, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "mine",
+			Labels: map[string]string{shardKey: "a"}}})
+		r := newRing(t, c, "a", func(o *sharding.Options) { o.Controlled = []client.Object{&corev1.Secret{}} })
+		var calls atomic.Int32
+		inner := reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+			calls.Add(1)
+			return reconcile.Result{}, nil
+		})
+		once, err := r.Reconciler(&corev1.ConfigMap{}, inner)
+		require.NoError(t, err)
+		twice, err := r.Reconciler(&corev1.ConfigMap{}, once)
+		require.NoError(t, err)
+		assert.Same(t, once, twice, "a gated reconciler is returned as is")
+
+		other := newRing(t, c, "b", func(o *sharding.Options) { o.Ring = "other" })
+		_, err = other.Reconciler(&corev1.ConfigMap{}, once)
+		require.ErrorIs(t, err, sharding.ErrInvalidOptions, "a gate of another ring is not rewrapped silently")
+
+		assert.True(t, r.Sharded(&corev1.ConfigMap{}))
+		assert.True(t, r.Sharded(&corev1.Secret{}), "Controlled kinds are sharded too")
+		assert.False(t, r.Sharded(&corev1.Pod{}))
+		_, err = r.Reconciler(&corev1.Secret{}, inner)
+		require.ErrorIs(t, err, sharding.ErrInvalidOptions, "a Controlled kind has no gate")
+
+		stop, _ := startRing(t, r)
+		synctest.Wait()
+		_, err = twice.Reconcile(context.Background(), cmReq("mine"))
+		require.NoError(t, err)
+		assert.Equal(t, int32(1), calls.Load())
+		require.NoError(t, stop())
+	})
+}

@@ -32,7 +32,11 @@ import (
 //     cache) is not passed to inner either, so that inner does not take a
 //     move for a deletion.
 //
-// It fails when obj's kind is not one of Options.Objects.
+// It fails when obj's kind is not one of Options.Objects. It is
+// idempotent: given a reconciler it returned for the same kind, it
+// returns that reconciler, not a second gate around it (the builder gates
+// the reconcilers of sharded kinds itself, see the manager's
+// ShardReconciler, so a reconciler wrapped by hand is handed to it again).
 func (r *Ring) Reconciler(obj client.Object, inner reconcile.Reconciler) (reconcile.Reconciler, error) {
 	gvk, err := r.c.GroupVersionKindFor(obj)
 	if err != nil {
@@ -45,7 +49,26 @@ func (r *Ring) Reconciler(obj client.Object, inner reconcile.Reconciler) (reconc
 	if inner == nil {
 		return nil, fmt.Errorf("%w: ring %q: nil reconciler for %s", ErrInvalidOptions, r.opts.Ring, gvk.Kind)
 	}
+	if g, ok := inner.(*gate); ok {
+		if g.r != r || g.k.gvk.GroupKind() != k.gvk.GroupKind() {
+			return nil, fmt.Errorf("%w: ring %q: the reconciler for %s is already gated for %s by ring %q",
+				ErrInvalidOptions, r.opts.Ring, gvk.Kind, g.k.gvk.Kind, g.r.opts.Ring)
+		}
+		return g, nil
+	}
 	return &gate{r: r, k: k, inner: inner}, nil
+}
+
+// Sharded reports whether obj's kind is one of this ring's kinds
+// (Options.Objects or Options.Controlled); false when it is not in the
+// scheme.
+func (r *Ring) Sharded(obj client.Object) bool {
+	gvk, err := r.c.GroupVersionKindFor(obj)
+	if err != nil {
+		return false
+	}
+	_, ok := r.kindOf(gvk.GroupKind())
+	return ok
 }
 
 type gate struct {

@@ -89,23 +89,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return reconcile.Result{}, nil
 }
 
-// SetupWithManager registers the controller: one worker, on every
-// replica (no leader election), behind the ring's gate.
+// SetupWithManager registers the controller with plain builder code: the
+// manager shards ConfigMaps, so the builder puts the reconciler behind the
+// ring's gate and runs the controller on every replica by itself. One
+// worker per replica.
 func SetupWithManager(mgr *manager.Manager, r *Reconciler) error {
-	ring := mgr.Sharding()
-	if ring == nil {
+	if mgr.Sharding() == nil {
 		return fmt.Errorf("sharded: the manager has no ring")
 	}
-	gated, err := ring.Reconciler(&corev1.ConfigMap{}, r)
-	if err != nil {
-		return err
-	}
-	leader := false
 	return builder.ControllerManagedBy(mgr).
 		Named("sharded").
 		For(&corev1.ConfigMap{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: 1, NeedLeaderElection: &leader}).
-		Complete(gated)
+		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
+		Complete(r)
 }
 
 // CachedHandler answers the number of ConfigMaps in the manager's cache

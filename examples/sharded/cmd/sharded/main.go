@@ -59,6 +59,16 @@ func run(kubeconfig, namespace, shard, certDir, caFile string, port int, metrics
 		HealthProbeBindAddress:  probes,
 		WebhookServer:           webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: port, CertDir: certDir}),
 		GracefulShutdownTimeout: 20 * time.Second,
+		// Leader election stays on, as in most operators (for their
+		// controllers of kinds that are not sharded): the builder runs the
+		// sharded controller on every replica regardless.
+		LeaderElection:                true,
+		LeaderElectionID:              "sharded-demo",
+		LeaderElectionNamespace:       namespace,
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 lease,
+		RenewDeadline:                 lease * 2 / 3,
+		RetryPeriod:                   lease / 5,
 		Sharding: sharding.Options{
 			Ring:          sharded.Ring,
 			Objects:       []client.Object{&corev1.ConfigMap{}},
