@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/conversion/queryparams"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -38,28 +37,19 @@ func (t *target) checkObject(verb, ns, name string) error {
 	return kinds.CheckObject(verb, t.gvk, t.namespaced, ns, name)
 }
 
-// withParams adds opts (a *metav1.XxxOptions) as query parameters.
-func withParams(r *rest.Request, opts any) *rest.Request {
-	values, err := queryparams.Convert(opts)
-	if err != nil {
-		// Options of metav1 always convert; keep the error visible anyway.
-		return r.Param("invalid-options", err.Error())
-	}
-	for k, vs := range values {
-		for _, v := range vs {
-			r = r.Param(k, v)
-		}
-	}
-	return r
+// withParams adds opts (a *metav1.XxxOptions) as query parameters, with
+// client-go's own parameter codec; a request it cannot encode fails in Do.
+func withParams(r *rest.Request, opts runtime.Object) *rest.Request {
+	return r.VersionedParams(opts, metav1.ParameterCodec)
 }
 
-// jsonBody sets a JSON body encoded from v.
-func jsonBody(r *rest.Request, v any) *rest.Request {
-	data, err := json.Marshal(v)
+// deleteBody sets opts as the JSON body of a delete request.
+func deleteBody(r *rest.Request, opts *metav1.DeleteOptions) (*rest.Request, error) {
+	data, err := json.Marshal(opts)
 	if err != nil {
-		return r.Body(fmt.Errorf("encode body: %w", err)) // Body reports unknown types
+		return nil, fmt.Errorf("encode delete options: %w", err)
 	}
-	return r.SetHeader("Content-Type", "application/json").Body(data)
+	return r.SetHeader("Content-Type", "application/json").Body(data), nil
 }
 
 // into decodes a successful result into obj, which is cleared first so no
@@ -248,7 +238,11 @@ func (c *liveClient) delete(ctx context.Context, obj Object, opts ...DeleteOptio
 		return deleteAnswer{}, opError("delete", t.gvk, obj.GetNamespace(), obj.GetName(),
 			c.metadataResource(t, obj.GetNamespace()).Delete(ctx, obj.GetName(), *o.AsDeleteOptions()))
 	}
-	res := jsonBody(t.request(t.rc.Delete(), obj.GetNamespace(), obj.GetName()), o.AsDeleteOptions()).Do(ctx)
+	r, err := deleteBody(t.request(t.rc.Delete(), obj.GetNamespace(), obj.GetName()), o.AsDeleteOptions())
+	if err != nil {
+		return deleteAnswer{}, opError("delete", t.gvk, obj.GetNamespace(), obj.GetName(), err)
+	}
+	res := r.Do(ctx)
 	if err := res.Error(); err != nil {
 		return deleteAnswer{}, opError("delete", t.gvk, obj.GetNamespace(), obj.GetName(), err)
 	}
@@ -303,7 +297,9 @@ func (c *liveClient) DeleteAllOf(ctx context.Context, obj Object, opts ...Delete
 			c.metadataResource(t, o.Namespace).DeleteCollection(ctx, *o.AsDeleteOptions(), *o.AsListOptions()))
 	}
 	r := withParams(t.request(t.rc.Delete(), o.Namespace, ""), o.AsListOptions())
-	err = jsonBody(r, o.AsDeleteOptions()).Do(ctx).Error()
+	if r, err = deleteBody(r, o.AsDeleteOptions()); err == nil {
+		err = r.Do(ctx).Error()
+	}
 	return opError("delete all of", t.gvk, o.Namespace, "", err)
 }
 
