@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
+	"github.com/kubeloop/kubeloop/internal/kinds"
 )
 
 // Defaulter sets the defaults of objects of one kind before they are
@@ -177,7 +178,7 @@ func (d *decoder[T]) decode(req Request, raw runtime.RawExtension) (T, Response,
 	if !d.unstructured {
 		got := schema.GroupVersionKind(req.Kind)
 		if got != d.gvk {
-			return zero, Errored(http.StatusBadRequest, fmt.Errorf("admission: this webhook serves %s, not %s", gvkString(d.gvk), gvkString(got))), false
+			return zero, Errored(http.StatusBadRequest, fmt.Errorf("admission: this webhook serves %s; the request is for %s", kinds.String(d.gvk), kinds.String(got))), false
 		}
 	}
 	if len(raw.Raw) == 0 {
@@ -194,11 +195,4 @@ func (d *decoder[T]) decode(req Request, raw runtime.RawExtension) (T, Response,
 		return zero, Errored(http.StatusBadRequest, fmt.Errorf("admission: decode %s: %w", d.describe(req), err)), false
 	}
 	return obj, Response{}, true
-}
-
-func gvkString(gvk schema.GroupVersionKind) string {
-	if gvk.Group == "" {
-		return gvk.Version + " " + gvk.Kind
-	}
-	return gvk.Group + "/" + gvk.Version + " " + gvk.Kind
 }

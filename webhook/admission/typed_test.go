@@ -101,7 +101,7 @@ func TestTypedWebhookRejectsOtherKinds(t *testing.T) {
 	resp := post(t, wh, req)
 	assert.False(t, resp.Allowed)
 	assert.Equal(t, int32(400), resp.Result.Code)
-	assert.Equal(t, "admission: this webhook serves v1 ConfigMap, not apps/v1 Deployment", resp.Result.Message)
+	assert.Equal(t, "admission: this webhook serves v1, Kind=ConfigMap; the request is for apps/v1, Kind=Deployment", resp.Result.Message)
 }
 
 func TestTypedWebhookRejectsUndecodableObject(t *testing.T) {
