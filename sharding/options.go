@@ -99,7 +99,8 @@ type Options struct {
 	RetryPeriod time.Duration
 
 	// SweepInterval is how often the sharder lists the sharded objects
-	// (metadata only, from the API server's watch cache) to assign what
+	// (metadata only, in pages of SweepPageSize, which API servers from
+	// v1.31 serve from their watch cache) to assign what
 	// the webhook missed; it also sweeps at once when a shard joins or
 	// leaves. Zero: 5 minutes.
 	SweepInterval time.Duration

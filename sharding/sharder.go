@@ -113,8 +113,9 @@ type SweepResult struct {
 	PerShard map[string]int
 }
 
-// Sweep lists every sharded object once, metadata only, from the API
-// server's watch cache (resourceVersion "0"), page by page, and moves each
+// Sweep lists every sharded object once, metadata only, page by page
+// (SweepPageSize; a consistent list, which API servers from v1.31 serve
+// from their watch cache), and moves each
 // towards its shard on the ring of live shards: it assigns unassigned
 // objects, reassigns the objects of shards that are gone, requests a drain
 // of objects whose shard is alive but no longer theirs, and moves children
@@ -164,12 +165,26 @@ func (r *Ring) sweepKind(ctx context.Context, v *view, k kind, res *SweepResult)
 	list.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
 	cont := ""
 	for {
+		// Pages of SweepPageSize. The first page is a consistent list
+		// (resourceVersion ""); later pages follow its continue token,
+		// which pins them to the first page's resourceVersion. It is not
+		// resourceVersion "0": kube-apiserver ignores limit on a list with
+		// resourceVersion "0" (checked on v1.37.2, with and without
+		// resourceVersionMatch=NotOlderThan) and returns every object in
+		// one response, which the sharder would hold at once (see
+		// BenchmarkSharderHeap in bench/sharding). A consistent list with
+		// a limit costs the server little: from v1.31 it is served from
+		// the watch cache after one request for etcd's current revision
+		// (ConsistentListFromCache), and the continued pages from the
+		// cache's snapshot (v1.37.2: apiserver_storage_list_total counts
+		// them as storage="watchcache", and etcd sees no list). Older
+		// servers read these pages from etcd, as any paged list does.
+		// resourceVersionMatch=NotOlderThan with a known resourceVersion
+		// would be served from the cache as well, but fails with "too
+		// large resource version" if the cache cannot catch up within
+		// its wait, where a consistent list falls back to etcd.
 		opts := []client.ListOption{client.Limit(r.opts.SweepPageSize)}
-		if cont == "" {
-			// The first page from the watch cache; later pages follow
-			// its continue token (which fixes the resourceVersion).
-			opts = append(opts, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "0"}})
-		} else {
+		if cont != "" {
 			opts = append(opts, client.Continue(cont))
 		}
 		list.Items = nil

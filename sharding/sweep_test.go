@@ -200,13 +200,37 @@ func TestSweepRetriesAConflict(t *testing.T) {
 }
 
 func TestSweepPages(t *testing.T) {
-	c := newFake(t, nil, configMaps(25, nil)...)
+	// Every list of ConfigMaps asks for a page and never for
+	// resourceVersion "0", for which kube-apiserver ignores the limit
+	// (the fake client would honour it; the real server does not).
+	type call struct {
+		limit     int64
+		rv        string
+		continued bool
+	}
+	var calls []call
+	funcs := &interceptor.Funcs{List: func(ctx context.Context, c client.Client, list client.ObjectList, opts ...client.ListOption) error {
+		if _, ok := list.(*metav1.PartialObjectMetadataList); ok {
+			o := (&client.ListOptions{}).ApplyOptions(opts)
+			rv := ""
+			if o.Raw != nil {
+				rv = o.Raw.ResourceVersion
+			}
+			calls = append(calls, call{limit: o.Limit, rv: rv, continued: o.Continue != ""})
+		}
+		return c.List(ctx, list, opts...)
+	}}
+	c := newFake(t, funcs, configMaps(25, nil)...)
 	putLease(t, c, "a", 0)
 	r := newRing(t, c, "a", func(o *sharding.Options) { o.SweepPageSize = 4 })
 	res, err := r.Sweep(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 25, res.Objects)
 	assert.Equal(t, 25, res.Assigned)
+	require.Len(t, calls, 7, "25 objects in pages of 4")
+	for i, cl := range calls {
+		assert.Equal(t, call{limit: 4, continued: i > 0}, cl, "page %d", i)
+	}
 }
 
 func TestSweepMovesChildrenAfterTheirOwner(t *testing.T) {
