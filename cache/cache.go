@@ -173,9 +173,12 @@ func (c *InformerCache) WaitForCacheSync(ctx context.Context) bool {
 	return true
 }
 
-// Healthy returns nil when the last list or watch of every informer
-// succeeded, else one error per failing kind (and namespace) with its
-// cause, joined.
+// Healthy returns nil when every informer's list-watch works, else one
+// error per failing kind (and namespace) with its cause, joined. An
+// informer fails while its last list or watch call failed, and while three
+// or more of its requests in a row got no answer (connections closed or
+// reset on arrival), which client-go would otherwise retry in silence;
+// see the package doc for the bounds.
 func (c *InformerCache) Healthy() error {
 	c.mu.Lock()
 	entries := make([]*entry, 0, len(c.entries))

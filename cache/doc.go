@@ -63,9 +63,19 @@
 //     with an error wrapping ErrResourceNotCached that names the kind.
 //   - A kind whose list or watch fails (RBAC forbidden, not served, API
 //     server unreachable) is reported by Healthy with its cause until a
-//     list or watch succeeds again. WaitForCacheSync and reads never wait
-//     past their context; the error of a read that gave up carries the
-//     last list-watch failure.
+//     list succeeds or a watch opens again. So is a kind whose requests get
+//     no answer at all three times in a row: connections accepted and then
+//     closed or reset (a load balancer without a backend, an API server
+//     restarting), which client-go's REST client retries for ten seconds
+//     without telling anyone, and after which its watch looks like one that
+//     simply ended. client-go sends those retries a second apart, so
+//     Healthy (and the manager's /readyz) turns red about 2 s after such
+//     failures begin, and green again as soon as a request is answered and
+//     a list succeeds or a watch opens. A watch the API
+//     server ends (its timeout) or an expired resourceVersion is routine
+//     and never counts. WaitForCacheSync and reads never wait past their
+//     context; the error of a read that gave up carries the last
+//     list-watch failure.
 //   - Start blocks until its context ends; informers created later start
 //     at once; every goroutine has exited when Start returns.
 //     RemoveInformer stops one kind's informers, waits for their

@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/go-logr/logr"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -88,23 +85,11 @@ type entry struct {
 type nsInformer struct {
 	namespace string
 	inf       *storeInformer
-	lastErr   atomic.Pointer[error]
+	health    listWatchHealth
 }
 
-func (n *nsInformer) setErr(err error) {
-	if err == nil {
-		n.lastErr.Store(nil)
-		return
-	}
-	n.lastErr.Store(&err)
-}
-
-func (n *nsInformer) err() error {
-	if p := n.lastErr.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
+// err returns why the informer's list-watch is failing, or nil.
+func (n *nsInformer) err() error { return n.health.err() }
 
 // newNSInformer builds the informer of e's kind in namespace ns ("" for
 // all), with the namespace index, the transform and health tracking.
@@ -118,43 +103,21 @@ func (e *entry) newNSInformer(f listWatchFactory, ns string, kc kindConfig, tran
 		return nil, err
 	}
 	ni := &nsInformer{namespace: ns}
-	log := e.log
+	ni.health.log = e.log
 	if ns != "" {
-		log = log.WithValues("namespace", ns)
+		ni.health.log = e.log.WithValues("namespace", ns)
 	}
-	report := func(ctx context.Context, err error) {
-		switch {
-		case err == nil:
-			ni.setErr(nil)
-		case ctx.Err() != nil:
-			// Shutting down.
-		case routine(err):
-			log.V(4).Info("watch closed; resuming", "err", err.Error())
-		default:
-			if ni.err() == nil {
-				log.Error(err, "list or watch failed; retrying with backoff")
-			}
-			ni.setErr(err)
-		}
-	}
-	inf := newStoreInformer(&trackingLW{inner: lw, report: report, streaming: kc.streamingList}, example, storeInformerOptions{
+	inf := newStoreInformer(&trackingLW{inner: lw, health: &ni.health, streaming: kc.streamingList}, example, storeInformerOptions{
 		description: kinds.String(e.key.gvk),
 		resync:      kc.resync,
 		transform:   transform,
 		indexers:    toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc},
 		onWatchErr: func(ctx context.Context, _ *toolscache.Reflector, err error) {
-			report(ctx, err)
+			ni.health.reflectorFailed(ctx, err)
 		},
 	})
 	ni.inf = inf
 	return ni, nil
-}
-
-// routine reports whether err is a normal end of a watch that the
-// reflector resumes from (end of stream, expired resourceVersion).
-func routine(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
 }
 
 // exampleObject returns the object type the informer of key stores.
@@ -243,8 +206,8 @@ func (e *entry) waitSynced(ctx context.Context) error {
 	return nil
 }
 
-// healthErrors returns one error per informer whose last list or watch
-// failed.
+// healthErrors returns one error per informer whose list-watch is failing
+// (see listWatchHealth).
 func (e *entry) healthErrors() []error {
 	var errs []error
 	for _, ni := range e.informers {

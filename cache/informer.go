@@ -123,12 +123,15 @@ func (r *multiRegistration) Name() string { return "cache: multi-namespace handl
 func (r *multiRegistration) Done() <-chan struct{} { return r.synced }
 
 // trackingLW wraps a list-watch and reports the outcome of every list and
-// watch call to the informer's health: a success clears it, a failure
-// sets it. The reflector retries some failures (connection refused) without
-// telling its error handler, so the calls themselves are watched.
+// watch call to the informer's health, and carries the health in each
+// call's context so that every HTTP request of the call, client-go's
+// silent retries included, reports whether it was answered (see
+// listWatchHealth). The reflector retries some failures (connection
+// refused) without telling its error handler, so the calls themselves are
+// watched.
 type trackingLW struct {
 	inner     toolscache.ListerWatcher
-	report    func(ctx context.Context, err error)
+	health    *listWatchHealth
 	streaming bool // the reflector may use a streaming list (InitialListStreaming)
 }
 
@@ -141,14 +144,14 @@ func (t *trackingLW) Watch(opts metav1.ListOptions) (watch.Interface, error) {
 }
 
 func (t *trackingLW) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	obj, err := toolscache.ToListerWatcherWithContext(t.inner).ListWithContext(ctx, opts)
-	t.report(ctx, err)
+	obj, err := toolscache.ToListerWatcherWithContext(t.inner).ListWithContext(withHealth(ctx, t.health), opts)
+	t.health.listed(ctx, err)
 	return obj, err
 }
 
 func (t *trackingLW) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	w, err := toolscache.ToListerWatcherWithContext(t.inner).WatchWithContext(ctx, opts)
-	t.report(ctx, err)
+	w, err := toolscache.ToListerWatcherWithContext(t.inner).WatchWithContext(withHealth(ctx, t.health), opts)
+	t.health.watched(ctx, err)
 	return w, err
 }
 

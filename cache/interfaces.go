@@ -33,9 +33,11 @@ type Informers interface {
 	// WaitForCacheSync waits until every informer started so far has
 	// synced, and reports whether they did before ctx ended.
 	WaitForCacheSync(ctx context.Context) bool
-	// Healthy returns nil when every informer's last list or watch
-	// succeeded, else an error naming each failing kind and its cause
-	// (for example RBAC forbidden). The manager's readiness check uses it.
+	// Healthy returns nil when every informer's list-watch works, else an
+	// error naming each failing kind and its cause: a failed list or watch
+	// (for example RBAC forbidden), or three requests in a row that got no
+	// answer (connections closed or reset). The manager's readiness check
+	// uses it.
 	Healthy() error
 
 	client.FieldIndexer

@@ -38,7 +38,7 @@ func serverFilter(kc kindConfig, opts *metav1.ListOptions) {
 // restListWatchFactory lists and watches a real API server: typed objects
 // through a REST client per group-version (protobuf for built-in kinds),
 // unstructured objects through the dynamic client, metadata through the
-// metadata client.
+// metadata client. Every client sends through answerTracker (health.go).
 type restListWatchFactory struct {
 	cfg        *rest.Config
 	httpClient *http.Client
@@ -46,6 +46,7 @@ type restListWatchFactory struct {
 	codecs     serializer.CodecFactory
 
 	mu       sync.Mutex
+	tracked  *http.Client // httpClient through answerTracker
 	typed    map[typedClientKey]rest.Interface
 	dynamic  dynamic.Interface
 	metadata metadata.Interface
@@ -133,13 +134,9 @@ func (f *restListWatchFactory) typedClient(gvk schema.GroupVersionKind, strip bo
 	if rc, ok := f.typed[k]; ok {
 		return rc, nil
 	}
-	httpClient := f.httpClient
-	if httpClient == nil {
-		var err error
-		if httpClient, err = rest.HTTPClientFor(f.cfg); err != nil {
-			return nil, err
-		}
-		f.httpClient = httpClient
+	httpClient, err := f.clientLocked()
+	if err != nil {
+		return nil, err
 	}
 	c := apiutil.RESTConfigForGVK(gvk, false, f.cfg, f.codecs)
 	c.NegotiatedSerializer = newWatchSerializer(c.NegotiatedSerializer, f.scheme, strip)
@@ -161,11 +158,34 @@ type typedClientKey struct {
 	strip bool
 }
 
+// clientLocked returns the HTTP client of every list and watch: the one
+// given in Options (its connections are shared with the manager's client)
+// or one built from the config, sending through answerTracker. The caller
+// holds f.mu.
+func (f *restListWatchFactory) clientLocked() (*http.Client, error) {
+	if f.tracked != nil {
+		return f.tracked, nil
+	}
+	hc := f.httpClient
+	if hc == nil {
+		var err error
+		if hc, err = rest.HTTPClientFor(f.cfg); err != nil {
+			return nil, err
+		}
+	}
+	f.tracked = trackAnswers(hc)
+	return f.tracked, nil
+}
+
 func (f *restListWatchFactory) dynamicClient() (dynamic.Interface, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.dynamic == nil {
-		dc, err := dynamic.NewForConfigAndClient(f.cfg, f.httpClient)
+		hc, err := f.clientLocked()
+		if err != nil {
+			return nil, err
+		}
+		dc, err := dynamic.NewForConfigAndClient(f.cfg, hc)
 		if err != nil {
 			return nil, err
 		}
@@ -178,7 +198,11 @@ func (f *restListWatchFactory) metadataClient() (metadata.Interface, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.metadata == nil {
-		mc, err := metadata.NewForConfigAndClient(f.cfg, f.httpClient)
+		hc, err := f.clientLocked()
+		if err != nil {
+			return nil, err
+		}
+		mc, err := metadata.NewForConfigAndClient(f.cfg, hc)
 		if err != nil {
 			return nil, err
 		}

@@ -40,8 +40,12 @@
 //   - With LeaderElectionReleaseOnCancel, the lease is released only after
 //     every leader-only runnable returned.
 //   - /readyz fails until the caches have synced and while any informer's
-//     list or watch keeps failing (its reason names the kind); /healthz
-//     runs the checks added with AddHealthzCheck.
+//     list or watch keeps failing (its reason names the kind), including
+//     while the API server's address accepts connections and closes or
+//     resets them (a load balancer without a backend, a restart): it turns
+//     red about 2 s after that begins and green once requests are answered
+//     and the informer lists or watches again (cache.Cache's Healthy);
+//     /healthz runs the checks added with AddHealthzCheck.
 //   - /metrics serves the manager's own registry: Go and process
 //     collectors, rest_client_requests_total and
 //     rest_client_request_duration_seconds measured on the manager's

@@ -16,6 +16,7 @@
 //	p.CutWatches()    // every open watch ends now
 //	p.Freeze()        // existing connections stop forwarding bytes, stay open
 //	p.Blackhole(true) // every connection, old and new, stops forwarding
+//	p.Reject(faultproxy.ResetConnections) // every connection is reset on arrival
 //
 // Faults:
 //   - Rules answer matching requests with a metav1.Status of a given code
@@ -30,6 +31,10 @@
 //     new connections work. Blackhole does the same to every connection,
 //     including new ones, until turned off (a paused process or a network
 //     partition).
+//   - Reject(CloseConnections) and Reject(ResetConnections) end every
+//     connection open now and accept each new one only to close it at once
+//     (FIN) or reset it (RST), before reading a byte: a load balancer with
+//     no backend, or an API server restarting. Reject(Pass) ends it.
 //
 // Every request is recorded (time, method, path, watch or not, status), so
 // tests can count requests over a window.

@@ -14,6 +14,10 @@ type listener struct {
 	cond  *sync.Cond
 	conns map[*conn]struct{}
 	hole  bool // blackhole: every connection frozen
+
+	reject    RejectMode     // see reject.go
+	rejected  int            // connections turned away on arrival
+	finishing sync.WaitGroup // connections being closed with a FIN
 }
 
 func newListener(l net.Listener) *listener {
@@ -24,6 +28,9 @@ func newListener(l net.Listener) *listener {
 
 func (l *listener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
+	for err == nil && l.rejects(c) {
+		c, err = l.Listener.Accept()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -176,6 +176,7 @@ func (p *Proxy) Close() error {
 	}
 	p.ln.closeAll()
 	<-p.done
+	p.ln.finishing.Wait()
 	return err
 }
 

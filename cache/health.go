@@ -1,0 +1,212 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// unansweredLimit is how many requests of one informer in a row may get no
+// answer (the connection closed or reset before a response) before Healthy
+// reports the informer. client-go retries such a GET ten times, once a
+// second, without telling anyone, so three in a row take about two seconds
+// and a single lost connection never gets there.
+const unansweredLimit = 3
+
+// listWatchHealth is the health of one informer's list-watch, as Healthy
+// and the reads that give up report it. It is unhealthy while either holds:
+//
+//   - the last list or watch call failed (RBAC forbidden, kind not served,
+//     connection refused, a list that ended with EOF after client-go's
+//     retries), until a list succeeds or a watch opens;
+//   - unansweredLimit requests in a row got no answer at all (a load
+//     balancer without a backend accepts the connection and closes or
+//     resets it; an API server restarting), until a request is answered.
+//
+// The second case is seen request by request (answerTracker): client-go's
+// REST client retries a GET that ends in EOF or a connection reset ten
+// times, a second apart, and a watch that fails that way returns an empty
+// watch with no error, so the calls themselves look fine for ten seconds
+// and more, or forever.
+//
+// A watch that the API server ends (its timeout, after minutes) is
+// answered and then re-opened, and an expired resourceVersion (410) is
+// the reflector's routine relist: neither counts.
+type listWatchHealth struct {
+	log logr.Logger
+
+	mu         sync.Mutex
+	callErr    error     // the last list or watch call's failure
+	unanswered int       // requests in a row without an answer
+	since      time.Time // when the first of them failed
+	lastErr    error     // the last of them's error
+	reported   bool      // the current failure was logged
+}
+
+// listed records the outcome of a list call.
+func (h *listWatchHealth) listed(ctx context.Context, err error) {
+	if err == nil {
+		h.recover(func() { h.callErr, h.unanswered, h.lastErr = nil, 0, nil })
+		return
+	}
+	h.callFailed(ctx, err)
+}
+
+// watched records the outcome of a watch call: an open watch shows the
+// call succeeded, not that requests are answered (client-go hands out an
+// empty watch after its retries of unanswered requests ran out).
+func (h *listWatchHealth) watched(ctx context.Context, err error) {
+	if err == nil {
+		h.recover(func() { h.callErr = nil })
+		return
+	}
+	h.callFailed(ctx, err)
+}
+
+// reflectorFailed records an error the reflector hands its watch error
+// handler: mostly one that a list or watch call already reported, else a
+// failure to apply what it received. A watch that ended (EOF) is routine.
+func (h *listWatchHealth) reflectorFailed(ctx context.Context, err error) {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		h.log.V(4).Info("watch closed; resuming", "err", err.Error())
+		return
+	}
+	h.callFailed(ctx, err)
+}
+
+func (h *listWatchHealth) callFailed(ctx context.Context, err error) {
+	switch {
+	case ctx.Err() != nil: // shutting down
+	case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
+		h.log.V(4).Info("resourceVersion expired; relisting", "err", err.Error())
+	default:
+		h.fail(func() { h.callErr = err })
+	}
+}
+
+// answered records that a request got a response, whatever its status.
+func (h *listWatchHealth) answered() {
+	h.recover(func() { h.unanswered, h.lastErr = 0, nil })
+}
+
+// noAnswer records that a request failed before any response.
+func (h *listWatchHealth) noAnswer(ctx context.Context, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	h.fail(func() {
+		if h.unanswered == 0 {
+			h.since = time.Now()
+		}
+		h.unanswered++
+		h.lastErr = err
+	})
+}
+
+// fail applies change and logs the failure once, when it begins.
+func (h *listWatchHealth) fail(change func()) {
+	h.mu.Lock()
+	change()
+	err := h.errLocked()
+	log := err != nil && !h.reported
+	if log {
+		h.reported = true
+	}
+	h.mu.Unlock()
+	if log {
+		h.log.Error(err, "list or watch failing; retrying with backoff (Healthy reports it)")
+	}
+}
+
+// recover applies change and logs the recovery once, when the informer is
+// healthy again.
+func (h *listWatchHealth) recover(change func()) {
+	h.mu.Lock()
+	change()
+	log := h.reported && h.errLocked() == nil
+	if log {
+		h.reported = false
+	}
+	h.mu.Unlock()
+	if log {
+		h.log.Info("list and watch work again")
+	}
+}
+
+// err returns why the informer is unhealthy, or nil.
+func (h *listWatchHealth) err() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.errLocked()
+}
+
+func (h *listWatchHealth) errLocked() error {
+	if h.callErr != nil {
+		return h.callErr
+	}
+	if h.unanswered >= unansweredLimit {
+		return fmt.Errorf("%d requests in a row in %s got no answer from the API server (connection closed or reset): %w",
+			h.unanswered, time.Since(h.since).Round(100*time.Millisecond), h.lastErr)
+	}
+	return nil
+}
+
+// healthKey is the context key under which a list or watch call carries
+// its informer's health to answerTracker.
+type healthKey struct{}
+
+func withHealth(ctx context.Context, h *listWatchHealth) context.Context {
+	return context.WithValue(ctx, healthKey{}, h)
+}
+
+// answerTracker is the round tripper of the cache's list-watch requests:
+// it tells the informer's health (from the request's context) whether each
+// request, retries included, got an answer.
+type answerTracker struct{ rt http.RoundTripper }
+
+// RoundTrip forwards req and records whether it was answered.
+func (a answerTracker) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := a.rt.RoundTrip(req)
+	if h, ok := req.Context().Value(healthKey{}).(*listWatchHealth); ok {
+		if err != nil {
+			h.noAnswer(req.Context(), err)
+		} else {
+			h.answered()
+		}
+	}
+	return resp, err
+}
+
+// WrappedRoundTripper returns the wrapped round tripper (client-go's
+// net.RoundTripperWrapper), so that client-go's helpers see through it.
+func (a answerTracker) WrappedRoundTripper() http.RoundTripper { return a.rt }
+
+// CloseIdleConnections closes the wrapped transport's idle connections.
+func (a answerTracker) CloseIdleConnections() {
+	if c, ok := a.rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// trackAnswers returns a client that sends through hc's transport (and
+// connection pool) and reports each request's answer to the health in its
+// context.
+func trackAnswers(hc *http.Client) *http.Client {
+	rt := hc.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	if _, ok := rt.(answerTracker); ok {
+		return hc
+	}
+	c := *hc
+	c.Transport = answerTracker{rt: rt}
+	return &c
+}
