@@ -3,8 +3,10 @@ package leaderelection
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,7 +72,9 @@ type Options struct {
 	// Zero: keep the lease until it expires.
 	ReleaseOnCancel bool
 
-	// Labels are set on the Lease by its holder. Zero: none.
+	// Labels are set on the Lease by its holder; keys and values must be
+	// valid label keys and values (New checks them, as the API server
+	// would reject every write of the Lease). Zero: none.
 	Labels map[string]string
 
 	// HTTPClient carries the lease requests; its transport is reused and
@@ -126,6 +130,14 @@ func (o Options) validate() error {
 	}
 	if msgs := validation.IsDNS1123Label(o.Namespace); len(msgs) > 0 {
 		errs = append(errs, fmt.Errorf("namespace %q is invalid: %s", o.Namespace, strings.Join(msgs, "; ")))
+	}
+	for _, k := range slices.Sorted(maps.Keys(o.Labels)) {
+		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("label key %q is invalid: %s", k, strings.Join(msgs, "; ")))
+		}
+		if msgs := validation.IsValidLabelValue(o.Labels[k]); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("label %s value %q is invalid: %s", k, o.Labels[k], strings.Join(msgs, "; ")))
+		}
 	}
 	if o.LeaseDuration < time.Second {
 		errs = append(errs, fmt.Errorf("LeaseDuration %s must be at least 1s", o.LeaseDuration))

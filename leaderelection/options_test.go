@@ -64,6 +64,11 @@ func TestValidate(t *testing.T) {
 			want: []string{"LeaseDuration 1.1s, stored in the Lease as 2s (whole seconds, rounded up), must be greater than RenewDeadline 2s"},
 		},
 		{
+			name:   "bad labels",
+			modify: func(o *Options) { o.Labels = map[string]string{"ok": "yes", "bad key!": "x", "app": "bad value!"} },
+			want:   []string{`label key "bad key!" is invalid`, `label app value "bad value!" is invalid`},
+		},
+		{
 			name: "sub-second lease",
 			modify: func(o *Options) {
 				o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 900*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond
