@@ -29,6 +29,7 @@ type Controller struct {
 	log                logr.Logger
 	metrics            *metrics.Controller
 	queueMetrics       workqueue.StatsProvider
+	fairnessKey        func(reconcile.Request) string
 
 	mu      sync.Mutex
 	state   state
@@ -92,6 +93,7 @@ func NewUnmanaged(name string, opts Options) (*Controller, error) {
 		needLeaderElection: *opts.NeedLeaderElection,
 		log:                opts.Logger.WithValues("controller", name),
 		metrics:            cm,
+		fairnessKey:        opts.FairnessKey,
 	}
 	if opts.Metrics != nil {
 		qm, err := metrics.NewWorkqueue(opts.Metrics, name)
@@ -208,6 +210,7 @@ func (c *Controller) newQueue() *workqueue.Queue[reconcile.Request] {
 		Name:        c.name,
 		RateLimiter: c.rateLimiter,
 		Metrics:     c.queueMetrics,
+		FairnessKey: c.fairnessKey,
 	})
 }
 

@@ -87,6 +87,15 @@ type Options struct {
 	// Metrics registers the controller's metrics; nil means the manager's
 	// registerer (New) or no registration (NewUnmanaged).
 	Metrics prometheus.Registerer
+
+	// FairnessKey groups Requests into tenants that the queue serves
+	// round-robin, so that one tenant's burst delays another tenant's
+	// Request by at most one Request per tenant with Requests waiting, not
+	// by the whole burst; FairByNamespace makes each namespace a tenant.
+	// It is called once for each Request the queue takes in, under the
+	// queue's lock: it must be cheap and must not block. Nil means one
+	// group: first in, first out within each priority.
+	FairnessKey func(reconcile.Request) string
 }
 
 // validate returns every problem of o, joined.

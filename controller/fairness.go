@@ -1,0 +1,20 @@
+package controller
+
+import "github.com/kubeloop/kubeloop/reconcile"
+
+// FairByNamespace is an Options.FairnessKey that makes each namespace a
+// tenant: the controller's queue hands out waiting Requests round-robin
+// across namespaces, so a namespace that creates 10,000 objects at once
+// delays another namespace's Request by at most one Request per namespace
+// with Requests waiting, instead of by all 10,000.
+//
+// With W workers, a Request of a namespace that has nothing else waiting
+// starts once the W reconciles in flight when it arrived have returned
+// and at most one Request of each other waiting namespace has been handed
+// out before it. Requests of cluster-scoped objects (namespace "") form a
+// tenant of their own.
+//
+// Fairness applies within a priority: initial-list and resync Requests
+// (handler.LowPriority) still wait behind every Request of normal
+// priority, whatever their namespace.
+func FairByNamespace(req reconcile.Request) string { return req.Namespace }
