@@ -21,6 +21,12 @@
 //     retried; Result.RequeueAfter re-queues after that delay; success
 //     resets the backoff. A 409 conflict is retried the same way but logged
 //     at V(1), not as an error: it only means the read was stale.
+//   - With Options.FairnessKey (FairByNamespace, for example), waiting
+//     Requests are handed out round-robin across tenants: with W workers
+//     and T tenants with Requests waiting, the Request of a tenant with
+//     nothing else waiting starts after at most W + T - 1 others (the W in
+//     flight when it arrived, then at most one of each other tenant),
+//     however many Requests the other tenants have queued.
 //   - A panicking Reconciler does not stop the controller: the panic is
 //     recovered into an error (and counted) unless Options.RecoverPanic is
 //     false.

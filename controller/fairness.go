@@ -15,6 +15,7 @@ import "github.com/kubeloop/kubeloop/reconcile"
 // tenant of their own.
 //
 // Fairness applies within a priority: initial-list and resync Requests
-// (handler.LowPriority) still wait behind every Request of normal
-// priority, whatever their namespace.
+// (handler.LowPriority) are still served after Requests of normal
+// priority (until they have waited the queue's AgeAfter), whatever their
+// namespace.
 func FairByNamespace(req reconcile.Request) string { return req.Namespace }
