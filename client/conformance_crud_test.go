@@ -186,6 +186,42 @@ func crudCases() []conformanceCase {
 			require.Len(t, left.Items, 1)
 			assert.Equal(t, "b", left.Items[0].Labels["team"])
 		}},
+		{name: "DeleteAllOf without namespace or selector is refused unless DeleteEverything", run: func(t *testing.T, ctx context.Context, c client.Client, ns string) {
+			cw := &unstructured.Unstructured{}
+			cw.SetGroupVersionKind(clusterWidgetGVK)
+			cw.SetName(randName("keep"))
+			cw.SetLabels(map[string]string{"case": cw.GetName()})
+			require.NoError(t, c.Create(ctx, cw))
+			defer func() { _ = c.Delete(ctx, cw) }()
+			kind := func() *unstructured.Unstructured {
+				u := &unstructured.Unstructured{}
+				u.SetGroupVersionKind(clusterWidgetGVK)
+				return u
+			}
+			for _, opts := range [][]client.DeleteAllOfOption{
+				nil,
+				{client.MatchingLabels{}}, // an empty user-derived selector selects everything
+				{client.MatchingLabels(map[string]string(nil)), client.GracePeriodSeconds(0)},
+			} {
+				err := c.DeleteAllOf(ctx, kind(), opts...)
+				require.ErrorIs(t, err, client.ErrDeleteEverything, "options %v", opts)
+				assert.ErrorContains(t, err, "delete all of test.kubeloop.dev/v1, Kind=ClusterWidget")
+				assert.ErrorContains(t, err, "client.DeleteEverything")
+			}
+			// A namespaced kind across every namespace is refused before any
+			// request too (the server would answer 405 anyway).
+			assert.ErrorIs(t, c.DeleteAllOf(ctx, &corev1.ConfigMap{}), client.ErrDeleteEverything)
+			require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(cw), kind()), "nothing was deleted")
+			// Saying so explicitly goes through (dry run: the package's
+			// control plane is shared).
+			require.NoError(t, c.DeleteAllOf(ctx, kind(), client.DeleteEverything, client.DryRunAll))
+			require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(cw), kind()))
+			err := c.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.DeleteEverything, client.DryRunAll)
+			assert.True(t, apierrors.IsMethodNotSupported(err), "a namespaced kind has no cluster-wide delete collection: %v", err)
+			// A selector is scope enough.
+			require.NoError(t, c.DeleteAllOf(ctx, kind(), client.MatchingLabels{"case": cw.GetName()}))
+			assert.True(t, apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cw), kind())))
+		}},
 		{name: "List pages with Limit and Continue", run: func(t *testing.T, ctx context.Context, c client.Client, ns string) {
 			for _, n := range []string{"p1", "p2", "p3"} {
 				cm := newConfigMap(ns, n, nil)

@@ -33,6 +33,11 @@ var (
 	// ErrNotSupported is returned for a verb an object form does not
 	// support, such as Create of a PartialObjectMetadata.
 	ErrNotSupported = errors.New("client: not supported")
+	// ErrDeleteEverything is returned by DeleteAllOf when it has no
+	// namespace and no label or field selector, which would delete every
+	// object of the kind in the cluster, and the DeleteEverything option
+	// was not given.
+	ErrDeleteEverything = errors.New("client: DeleteAllOf with no namespace and no label or field selector would delete every object of the kind; pass client.DeleteEverything to mean it")
 )
 
 // IgnoreNotFound returns nil when err is a NotFound API error, else err.

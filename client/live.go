@@ -292,6 +292,9 @@ func (c *liveClient) DeleteAllOf(ctx context.Context, obj Object, opts ...Delete
 	if err := InvalidSelectorError(o.LabelSelector); err != nil {
 		return opError("delete all of", t.gvk, o.Namespace, "", fmt.Errorf("invalid label selector: %w", err))
 	}
+	if err := o.CheckScope(); err != nil {
+		return opError("delete all of", t.gvk, o.Namespace, "", err)
+	}
 	if t.metadata {
 		return opError("delete all of", t.gvk, o.Namespace, "",
 			c.metadataResource(t, o.Namespace).DeleteCollection(ctx, *o.AsDeleteOptions(), *o.AsListOptions()))

@@ -344,6 +344,27 @@ func (o *DeleteOptions) AsDeleteOptions() *metav1.DeleteOptions {
 type DeleteAllOfOptions struct {
 	ListOptions
 	DeleteOptions
+	// Everything, when true, lets a DeleteAllOf with no namespace and no
+	// label or field selector delete every object of the kind in the
+	// cluster. False: such a DeleteAllOf is refused with
+	// ErrDeleteEverything. Set it with the DeleteEverything option.
+	Everything bool
+}
+
+// CheckScope returns an error wrapping ErrDeleteEverything when o has no
+// namespace, no non-empty label or field selector (in its selectors or
+// in Raw) and Everything is not set: a DeleteAllOf with such options
+// would delete every object of the kind. An empty selector, such as
+// MatchingLabels{} built from an empty map, counts as none.
+func (o *DeleteAllOfOptions) CheckScope() error {
+	if o.Everything || o.Namespace != "" {
+		return nil
+	}
+	lo := o.AsListOptions()
+	if lo.LabelSelector != "" || lo.FieldSelector != "" {
+		return nil
+	}
+	return ErrDeleteEverything
 }
 
 // ApplyOptions applies opts in order and returns o.
@@ -532,6 +553,18 @@ func (u unsafeDisableDeepCopy) ApplyToList(o *ListOptions) {
 	b := bool(u)
 	o.UnsafeDisableDeepCopy = &b
 }
+
+// DeleteEverything lets a DeleteAllOf without a namespace and without a
+// selector delete every object of the kind in the cluster, which it
+// otherwise refuses with ErrDeleteEverything:
+//
+//	err := c.DeleteAllOf(ctx, &examplev1.Scratch{}, client.DeleteEverything)
+var DeleteEverything = deleteEverything{}
+
+type deleteEverything struct{}
+
+// ApplyToDeleteAllOf sets Everything.
+func (deleteEverything) ApplyToDeleteAllOf(o *DeleteAllOfOptions) { o.Everything = true }
 
 // DryRunAll validates a write on the server without persisting it.
 var DryRunAll = dryRunAll{}

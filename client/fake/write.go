@@ -363,6 +363,14 @@ func (c *Client) DeleteAllOf(_ context.Context, obj client.Object, opts ...clien
 		return fmt.Errorf("delete all of %T: %w", obj, err)
 	}
 	o := (&client.DeleteAllOfOptions{}).ApplyOptions(opts)
+	if err := o.CheckScope(); err != nil {
+		return opError("delete all of", gvk, o.Namespace, "", err)
+	}
+	if o.Namespace == "" && c.namespaced(gvk, "") {
+		// The API server serves no cluster-wide delete collection of a
+		// namespaced kind.
+		return opError("delete all of", gvk, "", "", apierrors.NewMethodNotSupported(c.groupResource(gvk), "deletecollection"))
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	keys, err := c.match(gvk, &o.ListOptions)
