@@ -52,6 +52,7 @@ type Ring struct {
 	// The gate in front of the reconcilers.
 	mu         sync.Mutex
 	accepting  bool
+	admitting  chan struct{} // closed once the shard first holds its Lease
 	inflight   int
 	idle       *sync.Cond
 	handedOver map[string]struct{} // keys acknowledged, until their NotFound
@@ -86,6 +87,7 @@ func New(c client.Client, opts Options) (*Ring, error) {
 		drainKey:   DrainLabel(o.Ring),
 		handedOver: map[string]struct{}{},
 		kick:       make(chan struct{}, 1),
+		admitting:  make(chan struct{}),
 		log:        o.Logger.WithValues("ring", o.Ring, "shard", o.Shard),
 	}
 	r.idle = sync.NewCond(&r.mu)
@@ -254,6 +256,7 @@ func (r *Ring) Start(ctx context.Context) error {
 	defer r.metrics.leaseHeld.WithLabelValues(r.opts.Ring, r.opts.Shard).Set(0)
 	r.mu.Lock()
 	r.accepting = true
+	close(r.admitting)
 	r.mu.Unlock()
 	log.Info("holding the shard lease; reconciling this shard's objects")
 
