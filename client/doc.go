@@ -67,4 +67,14 @@
 //     caller's object with the cached object's fields (maps and slices
 //     shared); GetShared returns the cached object itself, with no copy at
 //     all. Either must be treated as read-only.
+//   - Status().Apply and SubResource(name).Apply send server-side apply to a
+//     subresource (the SubResourceApplyOptions' SubResourceBody, a Scale
+//     configuration for "scale"); the cached client remembers them for
+//     read-your-own-writes like the other subresource writes.
+//   - Wrappers compose over any Client, the fake's too: NewNamespacedClient
+//     (fills the namespace of namespaced kinds, refuses another with
+//     ErrNamespaceMismatch), WithFieldOwner (a default field manager for
+//     every write; a per-call FieldOwner wins), NewDryRunClient (every
+//     write is DryRunAll). WithWatch is the interface of a client that also
+//     watches; *fake.Client implements it.
 package client

@@ -53,7 +53,15 @@
 //     workqueues' metrics, and whatever is registered on Metrics().
 //     With Metrics.FilterProvider set to WithAuthenticationAndAuthorization
 //     it answers only requests whose bearer token may get the path (a
-//     TokenReview and a SubjectAccessReview), failing closed.
+//     TokenReview and a SubjectAccessReview), failing closed. With
+//     Metrics.SecureServing it is served over HTTPS (TLS 1.2 at least,
+//     HTTP/1.1), with the pair in Metrics.CertDir re-read when it changes,
+//     or a self-signed certificate: the kubebuilder scaffold's secure
+//     metrics endpoint.
+//   - A webhook server handed over in Options.WebhookServer whose
+//     webhook.Options left Metrics or Logger zero reports its
+//     controller_runtime_webhook_* series to the manager's registry and
+//     logs through the manager's logger.
 //   - No global state: no init(), no global registry, logger, scheme or
 //     event broadcaster. Two managers in one process are independent.
 package manager

@@ -33,9 +33,18 @@
 //     tracks field owners, fails with a conflict when another manager owns
 //     a field it changes (unless ForceOwnership) and removes fields a
 //     manager stops applying. managedFields are not kept on objects.
+//   - Status().Apply applies the status the same way, its field owners
+//     kept apart from those of the object, as the server keeps
+//     managedFields per subresource.
+//   - Watch (client.WithWatch) sends what the API server would: ADDED for
+//     the existing matches without a resourceVersion, then every change;
+//     from a List's resourceVersion, the changes after it (410 once the
+//     last 1,024 writes no longer reach back); an object modified into or
+//     out of the selection arrives as ADDED or DELETED. An unread watch
+//     never blocks writers; Stop or the end of its context closes it.
 //   - Reads return deep copies; nothing a caller holds aliases the store.
 //   - Bad input yields the same errors as the real client.
 //
-// Not modelled: watches, admission, defaulting and validation, garbage
+// Not modelled: bookmarks and watch-list streaming, admission, defaulting and validation, garbage
 // collection of dependents, and the API server's per-kind field selectors.
 package fake
