@@ -17,6 +17,11 @@
 //   - WithEventFilter's predicates apply to every watch of the builder;
 //     WithPredicates applies to one.
 //   - The controller's name defaults to the lower-cased kind of For.
+//   - WithOptions(controller.Options{FairnessKey: controller.FairByNamespace})
+//     makes the controller fair between namespaces: one namespace that
+//     creates 10,000 objects delays another namespace's object by at most
+//     one Request per namespace with Requests waiting, plus the reconciles
+//     in flight (controller.Options.FairnessKey).
 //   - Mistakes are reported by Complete/Build as one error listing all of
 //     them: For called twice, neither For nor Named, Owns without For, a
 //     nil reconciler, object, handler, predicate or source, a type the
