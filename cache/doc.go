@@ -85,6 +85,11 @@
 //     added later first gets every stored object that way), then every
 //     change, each exactly once and in order. They run in line and must not
 //     block: the controllers' handlers only enqueue a request.
+//   - InformerCache.Sizes reports what the cache holds per kind, shape and
+//     namespace: the exact number of objects and an estimate of their
+//     size as JSON from a bounded sample, read when called (the manager
+//     serves it as kubeloop_cache_objects and kubeloop_cache_bytes and at
+//     /debug/cache); the event path does no work for it.
 //   - The initial list is a LIST request by default (Options.InitialList;
 //     InitialListStreaming asks for a streaming list instead).
 package cache

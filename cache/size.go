@@ -1,0 +1,162 @@
+package cache
+
+import (
+	"cmp"
+	"encoding/json"
+	"slices"
+	"unsafe"
+)
+
+// KindSize is what the cache holds of one kind, in one object shape and
+// one namespace. InformerCache.Sizes returns them.
+type KindSize struct {
+	// Group, Version and Kind name the kind ("" group for the core API).
+	Group   string `json:"group"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+	// Shape is how the informer holds the objects: "typed" (Go structs),
+	// "unstructured", or "metadata" (metav1.PartialObjectMetadata, as
+	// builder.OnlyMetadata watches). One kind held in two shapes is held
+	// twice.
+	Shape string `json:"shape"`
+	// Namespace is the objects' namespace, "" for a cluster-scoped kind.
+	Namespace string `json:"namespace"`
+	// Objects is the number of objects held, exact when Sizes ran.
+	Objects int `json:"objects"`
+	// Bytes approximates their size: see InformerCache.Sizes.
+	Bytes int64 `json:"bytes"`
+}
+
+// Bounds of the sample Sizes measures. The first exists so that a
+// namespace with few objects is measured exactly; the second bounds the
+// work of one call per informer, whatever the number of namespaces.
+const (
+	sizeSamplesPerNamespace = 16
+	sizeSamplesPerInformer  = 1024
+)
+
+// Sizes returns what the cache holds: one KindSize per kind, shape and
+// namespace that has objects, sorted by group, kind, version, shape and
+// namespace. A kind whose informers hold nothing (yet) is listed once,
+// with Namespace "" and zero Objects, so that every informer shows up.
+//
+// Objects is exact. Bytes is an estimate of the size of the objects as
+// JSON, as stored: what `kubectl get -o json` would print for them less
+// metadata.managedFields, which the cache does not keep (unless
+// ByObject.KeepManagedFields). Sizes encodes up to 16 objects of each
+// namespace, at most 1,024 per informer, and multiplies their mean size
+// by the number of objects; a namespace of at most 16 objects is measured
+// exactly, and one past the per-informer budget gets the informer's mean.
+// Bytes is not the Go heap the objects occupy, which is larger per object
+// (struct and map overhead) and smaller where the cache shares strings
+// between objects; use it to compare kinds and namespaces and to watch
+// growth.
+//
+// Sizes costs nothing between calls: it reads the stores when called,
+// holding each store's read lock only to count and to pick the sample,
+// and encodes the sample after releasing it. The informers' event path
+// does no extra work for it.
+func (c *InformerCache) Sizes() []KindSize {
+	c.mu.Lock()
+	entries := make([]*entry, 0, len(c.entries))
+	for _, e := range c.entries {
+		entries = append(entries, e)
+	}
+	c.mu.Unlock()
+
+	var out []KindSize
+	for _, e := range entries {
+		base := KindSize{Group: e.key.gvk.Group, Version: e.key.gvk.Version, Kind: e.key.gvk.Kind, Shape: e.key.shape.String()}
+		n := len(out)
+		for _, ni := range e.informers {
+			out = ni.inf.store().appendSizes(out, base)
+		}
+		if len(out) == n {
+			out = append(out, base)
+		}
+	}
+	slices.SortFunc(out, func(a, b KindSize) int {
+		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Version, b.Version),
+			cmp.Compare(a.Shape, b.Shape), cmp.Compare(a.Namespace, b.Namespace))
+	})
+	return out
+}
+
+// nsSample is the count and the sampled objects of one namespace.
+type nsSample struct {
+	namespace string
+	count     int
+	objs      []any
+}
+
+// appendSizes appends one KindSize per namespace of s, on base, to out.
+func (s *objectStore) appendSizes(out []KindSize, base KindSize) []KindSize {
+	samples := s.sample()
+	var sum, measured int64
+	sizes := make([]int64, len(samples))
+	for i, ns := range samples {
+		for _, obj := range ns.objs {
+			sizes[i] += jsonSize(obj)
+		}
+		sum += sizes[i]
+		measured += int64(len(ns.objs))
+	}
+	for i, ns := range samples {
+		ks := base
+		ks.Namespace, ks.Objects = ns.namespace, ns.count
+		switch {
+		case len(ns.objs) > 0:
+			ks.Bytes = sizes[i] * int64(ns.count) / int64(len(ns.objs))
+		case measured > 0: // past the informer's budget
+			ks.Bytes = sum * int64(ns.count) / measured
+		}
+		out = append(out, ks)
+	}
+	return out
+}
+
+// sample counts the objects of each namespace and picks the objects to
+// measure, under the read lock. Stored objects are never modified (a
+// change stores a new object), so they may be encoded after the lock is
+// released.
+func (s *objectStore) sample() []nsSample {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]nsSample, 0, len(s.byNS))
+	budget := sizeSamplesPerInformer
+	for ns, objs := range s.byNS {
+		n := objs.len()
+		if n == 0 {
+			continue
+		}
+		k := min(n, sizeSamplesPerNamespace, budget)
+		budget -= k
+		sm := nsSample{namespace: ns, count: n, objs: make([]any, 0, k)}
+		if k > 0 {
+			objs.each(func(_ string, p unsafe.Pointer) bool {
+				sm.objs = append(sm.objs, s.object(p))
+				return len(sm.objs) < k
+			})
+		}
+		out = append(out, sm)
+	}
+	return out
+}
+
+// jsonSize returns the length of obj's JSON encoding, 0 if it has none.
+func jsonSize(obj any) int64 {
+	var w byteCounter
+	enc := json.NewEncoder(&w)
+	if err := enc.Encode(obj); err != nil {
+		return 0
+	}
+	return int64(w) - 1 // Encode ends with a newline
+}
+
+// byteCounter is an io.Writer that counts what it is given.
+type byteCounter int64
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
+}
