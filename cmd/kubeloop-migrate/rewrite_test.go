@@ -160,8 +160,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 var r = reconcile.Result{Requeue: true}
-var c = client.NewNamespacedClient(nil, "ns")`,
-			want: []string{"// kubeloop-migrate: Requeue: Result{Requeue: true} has no kubeloop twin", "// kubeloop-migrate: client.NewNamespacedClient: not in kubeloop yet"},
+var c, err = client.NewWithWatch(nil, client.Options{})`,
+			want: []string{"// kubeloop-migrate: Requeue: Result{Requeue: true} has no kubeloop twin", "// kubeloop-migrate: client.NewWithWatch: not offered"},
+		},
+		{
+			name: "client wrappers keep their names",
+			give: `package x
+import "sigs.k8s.io/controller-runtime/pkg/client"
+var a = client.NewNamespacedClient(nil, "ns")
+var b = client.WithFieldOwner(a, "me")
+var c = client.NewDryRunClient(b)`,
+			want:    []string{`"github.com/kubeloop/kubeloop/client"`, `client.NewNamespacedClient(nil, "ns")`, `client.WithFieldOwner(a, "me")`, "client.NewDryRunClient(b)"},
+			notWant: []string{"kubeloop-migrate:", "controller-runtime"},
 		},
 		{
 			name: "renamed functions",

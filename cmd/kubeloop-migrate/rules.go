@@ -163,11 +163,12 @@ var logMembers = map[string]target{
 }
 
 var clientMembers = map[string]target{
-	"WithWatch":           {note: "kubeloop's client.Client has no Watch; use the cache's informers or a client-go watch"},
-	"NewWithWatch":        {note: "kubeloop's client.Client has no Watch; use client.New and the cache's informers"},
-	"NewNamespacedClient": {note: "not in kubeloop yet: pass client.InNamespace(ns) to List and set the namespace on objects"},
-	"WithFieldOwner":      {note: "not in kubeloop yet: pass client.FieldOwner(name) to each write"},
-	"NewDryRunClient":     {note: "not in kubeloop yet: pass client.DryRunAll to each write"},
+	// NewNamespacedClient, WithFieldOwner and NewDryRunClient keep their
+	// names and signatures (the import path is rewritten). WithWatch keeps
+	// its name too, but where controller-runtime hands one out kubeloop
+	// hands out a client.Client, so each use gets a note.
+	"WithWatch":           {note: "kubeloop's fake Build() returns client.Client: use BuildClient() (a *fake.Client, which implements client.WithWatch) where a WithWatch is needed; interceptor.Funcs take client.Client"},
+	"NewWithWatch":        {note: "not offered: kubeloop's live client does not watch; use client.New and the cache's informers"},
 	"WithFieldValidation": {note: "not in kubeloop: pass client.FieldValidation(...) to each write"},
 }
 
@@ -215,7 +216,7 @@ var fields = map[string]map[string]fieldRule{
 		"LogConstructor":        {note: "use Options.Logger"},
 	},
 	crModule + "/pkg/client.Options": {
-		"DryRun":          {note: "not offered: pass client.DryRunAll to each write"},
+		"DryRun":          {note: "not offered: wrap the client with client.NewDryRunClient(c), or pass client.DryRunAll to each write"},
 		"FieldValidation": {note: "not offered: pass client.FieldValidation(...) to each write"},
 		"WarningHandler":  {note: "not offered: client-go's rest.Config.WarningHandler"},
 	},
