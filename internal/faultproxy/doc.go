@@ -21,7 +21,9 @@
 // Faults:
 //   - Rules answer matching requests with a metav1.Status of a given code
 //     (410, 429 with Retry-After, 500, 403, ...), a number of times or
-//     until removed.
+//     until removed. A rule with Hold answers nothing (the request hangs
+//     until the client gives up); one with Rewrite changes the request
+//     (its query, say) and forwards it.
 //   - CutWatches ends every open watch stream cleanly; WatchLifetime ends
 //     each new watch after a delay; EventDelay holds each chunk of a watch
 //     stream (one event, as the API server flushes them) before passing it

@@ -51,6 +51,14 @@ type Rule struct {
 	// Times bounds how many requests the rule answers; 0 means until it is
 	// removed.
 	Times int
+	// Hold, when set, answers nothing: the request hangs until the client
+	// gives up on it (its context or timeout) or the proxy closes. Status
+	// is then unused.
+	Hold bool
+	// Rewrite, when set, answers nothing either: it changes the matching
+	// request (its query, say), which is then forwarded. Status is then
+	// unused.
+	Rewrite func(*http.Request)
 }
 
 // Watches matches watch requests.
@@ -89,7 +97,9 @@ type Proxy struct {
 	ln       *listener
 	caPEM    []byte
 	done     chan struct{}
+	closing  chan struct{} // closed by Close: held requests end
 
+	closeOnce     sync.Once
 	mu            sync.Mutex
 	rules         []*rule
 	records       []Record
@@ -124,6 +134,7 @@ func New(upstream *rest.Config) (*Proxy, error) {
 		upstream: u,
 		caPEM:    caPEM,
 		done:     make(chan struct{}),
+		closing:  make(chan struct{}),
 		watches:  map[*watchBody]struct{}{},
 		ln:       newListener(raw),
 	}
@@ -165,6 +176,7 @@ func (p *Proxy) Config() *rest.Config {
 // Close stops the proxy, releases every frozen connection and closes
 // every connection.
 func (p *Proxy) Close() error {
+	p.closeOnce.Do(func() { close(p.closing) })
 	p.ln.blackhole(false)
 	p.ln.thaw()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -277,12 +289,21 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
-	if hit != nil {
+	if hit != nil && !hit.Hold && hit.Rewrite == nil {
 		rec.Status = hit.Status
 	}
 	p.records = append(p.records, rec)
 	p.mu.Unlock()
-	if hit != nil {
+	switch {
+	case hit != nil && hit.Hold:
+		select {
+		case <-r.Context().Done():
+		case <-p.closing:
+		}
+		return
+	case hit != nil && hit.Rewrite != nil:
+		hit.Rewrite(r)
+	case hit != nil:
 		writeStatus(w, hit.Status, hit.RetryAfter, fmt.Sprintf("faultproxy: injected %d for %s %s", hit.Status, r.Method, r.URL.Path))
 		return
 	}
