@@ -133,6 +133,9 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 	if err := m.buildCacheAndClients(); err != nil {
 		return nil, err
 	}
+	if err := m.registerCacheMetrics(); err != nil { // cachemetrics.go
+		return nil, fmt.Errorf("manager: cache metrics: %w", err)
+	}
 
 	evc, err := eventsv1client.NewForConfigAndClient(m.cfg, m.httpClient)
 	if err != nil {

@@ -72,6 +72,7 @@ func (m *Manager) metricsHandler() http.Handler {
 	for p, h := range m.opts.Metrics.ExtraHandlers {
 		mux.Handle(p, h)
 	}
+	m.addCacheDebug(mux) // cachemetrics.go
 	return mux
 }
 
