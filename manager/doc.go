@@ -58,6 +58,13 @@
 //     HTTP/1.1), with the pair in Metrics.CertDir re-read when it changes,
 //     or a self-signed certificate: the kubebuilder scaffold's secure
 //     metrics endpoint.
+//   - /metrics also has kubeloop_cache_objects and kubeloop_cache_bytes
+//     {group, version, kind, shape}: the objects the manager's cache holds
+//     (exact) and their approximate size as JSON (cache.InformerCache's
+//     Sizes), read from the cache when scraped, never updated per event.
+//     The metrics server serves the same per namespace as JSON at
+//     /debug/cache (CacheDebugPath; CacheDebugHandler to mount it
+//     elsewhere), behind Metrics.FilterProvider like /metrics.
 //   - A webhook server handed over in Options.WebhookServer whose
 //     webhook.Options left Metrics or Logger zero reports its
 //     controller_runtime_webhook_* series to the manager's registry and
