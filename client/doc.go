@@ -76,5 +76,5 @@
 //     ErrNamespaceMismatch), WithFieldOwner (a default field manager for
 //     every write; a per-call FieldOwner wins), NewDryRunClient (every
 //     write is DryRunAll). WithWatch is the interface of a client that also
-//     watches; *fake.Client implements it.
+//     watches: NewWithWatch returns one, and *fake.Client is one.
 package client

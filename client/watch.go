@@ -2,8 +2,11 @@ package client
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
 )
 
 // WithWatch is a Client that can also watch, controller-runtime's
@@ -15,4 +18,54 @@ type WithWatch interface {
 	// opts.Raw.ResourceVersion says where to start (see the API server's
 	// watch semantics). The caller must Stop the watch.
 	Watch(ctx context.Context, obj ObjectList, opts ...ListOption) (watch.Interface, error)
+}
+
+// NewWithWatch returns a client like New without a cache, that can also
+// Watch: typed lists deliver typed objects, unstructured lists
+// *unstructured.Unstructured, metadata lists *metav1.PartialObjectMetadata.
+// Options.Cache must be nil (a cache is itself the watching reader).
+func NewWithWatch(cfg *rest.Config, opts Options) (WithWatch, error) {
+	if opts.Cache != nil {
+		return nil, errors.New("client: NewWithWatch takes no Options.Cache")
+	}
+	live, err := newLive(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &watchingClient{liveClient: live}, nil
+}
+
+type watchingClient struct{ *liveClient }
+
+var _ WithWatch = (*watchingClient)(nil)
+
+func (c *watchingClient) Watch(ctx context.Context, list ObjectList, opts ...ListOption) (watch.Interface, error) {
+	if isNil(list) {
+		return nil, nilError("watch", list)
+	}
+	o := (&ListOptions{}).ApplyOptions(opts)
+	t, err := c.targetFor("watch", list, o.Namespace, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := InvalidSelectorError(o.LabelSelector); err != nil {
+		return nil, opError("watch", t.gvk, o.Namespace, "", fmt.Errorf("invalid label selector: %w", err))
+	}
+	lo := o.AsListOptions()
+	lo.Watch = true
+	var w watch.Interface
+	if t.metadata {
+		mr := c.metadata.Resource(t.gvr())
+		if t.namespaced && o.Namespace != "" {
+			w, err = mr.Namespace(o.Namespace).Watch(ctx, *lo)
+		} else {
+			w, err = mr.Watch(ctx, *lo)
+		}
+	} else {
+		w, err = withParams(t.request(t.rc.Get(), o.Namespace, ""), lo).Watch(ctx)
+	}
+	if err != nil {
+		return nil, opError("watch", t.gvk, o.Namespace, "", err)
+	}
+	return w, nil
 }
