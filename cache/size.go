@@ -47,10 +47,12 @@ const (
 // namespace, at most 1,024 per informer, and multiplies their mean size
 // by the number of objects; a namespace of at most 16 objects is measured
 // exactly, and one past the per-informer budget gets the informer's mean.
-// Bytes is not the Go heap the objects occupy, which is larger per object
-// (struct and map overhead) and smaller where the cache shares strings
-// between objects; use it to compare kinds and namespaces and to watch
-// growth.
+// Bytes is not the Go heap the objects occupy: that adds a roughly fixed
+// overhead per object for struct, map and string headers (about 0.8 KB for
+// a ConfigMap with one label and one data key, measured on Go structs), and
+// saves what the cache shares between objects (namespaces, labels). Use
+// Bytes to compare kinds and namespaces and to watch growth; Objects times
+// such an overhead plus Bytes is a fair guess at the heap.
 //
 // Sizes costs nothing between calls: it reads the stores when called,
 // holding each store's read lock only to count and to pick the sample,
