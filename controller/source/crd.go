@@ -1,0 +1,300 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/kubeloop/kubeloop/client/apiutil"
+	"github.com/kubeloop/kubeloop/handler"
+)
+
+// CRDOptions configures WaitForCRD. The zero value is valid.
+type CRDOptions struct {
+	// Scheme resolves the kind of a typed object. Nil means the object
+	// must carry its apiVersion and kind, as an Unstructured or a
+	// PartialObjectMetadata does.
+	Scheme *runtime.Scheme
+	// Reconciled marks the kind as the one the controller reconciles
+	// (builder.For sets it). While such a kind is not served, the
+	// controller drops every Request it takes from its queue instead of
+	// reconciling it: no object of a kind that does not exist can be read.
+	// False (Owns, Watches) drops nothing: the Requests name objects of
+	// another kind, which still exists.
+	Reconciled bool
+}
+
+// CRDSource is the Source returned by WaitForCRD.
+type CRDSource struct {
+	tmpl   *KindSource // the settings of each informer's KindSource
+	mapper meta.RESTMapper
+	opts   CRDOptions
+
+	waiting atomic.Bool // true until the kind is served
+	started atomic.Bool
+	// settled is closed once the source knows its state after Start: the
+	// kind is waiting, or it is served and its informer synced; startErr
+	// is set before, if the CRD informer could not be had.
+	settled    chan struct{}
+	settleOnce sync.Once
+	startErr   error
+
+	mu   sync.Mutex
+	gvk  schema.GroupVersionKind
+	crds map[string]crdState // the CustomResourceDefinitions of the kind's group
+	poke chan struct{}       // a CRD of the group changed; capacity 1
+}
+
+// crdState is what the source knows of one CustomResourceDefinition from
+// its metadata.
+type crdState struct {
+	uid         types.UID
+	terminating bool
+}
+
+var (
+	_ Source   = (*CRDSource)(nil)
+	_ Preparer = (*CRDSource)(nil)
+)
+
+// WaitForCRD returns a Source like k that does not need k's kind to be
+// served when it starts. k gives the cache, the object, the handler and the
+// predicates; k itself is not started (start the returned source instead).
+// mapper must be the mapper of the cache (the manager's GetRESTMapper).
+//
+// The source watches the metadata of the CustomResourceDefinitions through
+// the cache (one shared informer for every such source of the cache), and:
+//
+//   - while the kind is not served (no CRD, or one not yet Established),
+//     it waits: WaitForSync returns at once and Waiting reports true;
+//   - when the kind is served (its CRD exists and the mapper finds the
+//     kind, which discovery lists only once the CRD is Established), it
+//     starts the kind's informer and hands its events to the handler;
+//   - when the CRD is deleted, it removes the kind's informer from the
+//     cache (before its list and watch fail, so nothing is logged at
+//     ERROR), resets the mapper's discovery (a meta.ResettableRESTMapper,
+//     as the manager's is) and waits again, for as long as it runs.
+//
+// A CRD being deleted (Terminating) keeps its kind served until it is
+// gone, so that the controller can still remove its finalizers from the
+// objects the API server deletes first.
+func WaitForCRD(k *KindSource, mapper meta.RESTMapper, opts CRDOptions) *CRDSource {
+	s := &CRDSource{tmpl: k, mapper: mapper, opts: opts, settled: make(chan struct{}), poke: make(chan struct{}, 1)}
+	s.waiting.Store(true)
+	return s
+}
+
+// String returns "kind <Kind> (when served)".
+func (s *CRDSource) String() string { return s.tmpl.String() + " (when served)" }
+
+// Kind returns the kind the source watches, as "Kind.group".
+func (s *CRDSource) Kind() string { return s.tmpl.kind }
+
+// Waiting reports whether the kind is not served now: the source waits for
+// its CRD. It is true before Start.
+func (s *CRDSource) Waiting() bool { return s.waiting.Load() }
+
+// DropsRequests reports whether the controller should drop the Requests it
+// takes from its queue: the kind is the reconciled one
+// (CRDOptions.Reconciled) and is not served.
+func (s *CRDSource) DropsRequests() bool { return s.opts.Reconciled && s.waiting.Load() }
+
+// crdObject is the shape in which the cache holds CustomResourceDefinitions
+// for these sources: metadata only.
+func crdObject() *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"}}
+}
+
+// resolve checks the source and finds the kind's group, version and kind.
+func (s *CRDSource) resolve() error {
+	if s.tmpl == nil {
+		return errors.New("source: WaitForCRD: nil KindSource")
+	}
+	if err := s.tmpl.validate(); err != nil {
+		return err
+	}
+	if s.mapper == nil {
+		return fmt.Errorf("source: %s: nil RESTMapper", s)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.gvk.Empty() {
+		return nil
+	}
+	gvk := s.tmpl.obj.GetObjectKind().GroupVersionKind()
+	if s.opts.Scheme != nil {
+		var err error
+		if gvk, err = apiutil.GVKForObject(s.tmpl.obj, s.opts.Scheme); err != nil {
+			return fmt.Errorf("source: %s: %w", s, err)
+		}
+	}
+	if gvk.Kind == "" || gvk.Version == "" {
+		return fmt.Errorf("source: %s: the object has no apiVersion and kind, and CRDOptions.Scheme is nil", s)
+	}
+	s.gvk = gvk
+	return nil
+}
+
+// Prepare checks the source and obtains the informer of the CRDs' metadata,
+// so that the cache lists it with the others. The kind's own informer is
+// obtained by Start, once the kind is served: a replica that never starts
+// the source (a standby) never holds an informer whose CRD may go away.
+func (s *CRDSource) Prepare(ctx context.Context) error {
+	if err := s.resolve(); err != nil {
+		return err
+	}
+	if _, err := s.tmpl.cache.GetInformer(ctx, crdObject()); err != nil {
+		return fmt.Errorf("source: %s: informer of CustomResourceDefinitions: %w", s, err)
+	}
+	return nil
+}
+
+// Start starts the goroutine that follows the kind's CRD and starts and
+// stops the kind's informer; it ends with ctx, and with it the handler
+// registrations (the informer stays in the cache, which stops it).
+func (s *CRDSource) Start(ctx context.Context, q handler.Queue) error {
+	if err := s.resolve(); err != nil {
+		return err
+	}
+	if !s.started.CompareAndSwap(false, true) {
+		return fmt.Errorf("%w: %s", ErrStarted, s)
+	}
+	log := logr.FromContextOrDiscard(ctx).WithValues("kind", s.Kind())
+	go s.run(ctx, q, log)
+	return nil
+}
+
+// WaitForSync waits until the source knows whether the kind is served and,
+// if it is, until the handler has been handed the initial list. A kind
+// that is not served returns nil at once (after the CRDs' informer synced).
+func (s *CRDSource) WaitForSync(ctx context.Context) error {
+	select {
+	case <-s.settled:
+		return s.startErr
+	case <-ctx.Done():
+	}
+	what := "its CRD informer"
+	if !s.Waiting() {
+		what = "its informer"
+	}
+	err := fmt.Errorf("source: %s did not sync (%s): %w", s, what, context.Cause(ctx))
+	if health := s.tmpl.cache.Healthy(); health != nil {
+		err = fmt.Errorf("%w (%w)", err, health)
+	}
+	return err
+}
+
+func (s *CRDSource) settle() { s.settleOnce.Do(func() { close(s.settled) }) }
+
+// fail ends Start's goroutine with err, which WaitForSync returns.
+func (s *CRDSource) fail(err error) {
+	s.settleOnce.Do(func() {
+		s.startErr = err
+		close(s.settled)
+	})
+}
+
+// run follows the CRDs of the kind's group until ctx ends.
+func (s *CRDSource) run(ctx context.Context, q handler.Queue, log logr.Logger) {
+	inf, err := s.tmpl.cache.GetInformer(ctx, crdObject())
+	if err != nil {
+		s.fail(fmt.Errorf("source: %s: informer of CustomResourceDefinitions: %w", s, err))
+		return
+	}
+	s.mu.Lock()
+	s.crds = map[string]crdState{}
+	s.mu.Unlock()
+	reg, err := inf.AddEventHandler(crdEvents{s})
+	if err != nil {
+		s.fail(fmt.Errorf("source: %s: watch CustomResourceDefinitions: %w", s, err))
+		return
+	}
+	defer func() { _ = inf.RemoveEventHandler(reg) }()
+	if !waitRegistration(ctx, reg) {
+		return
+	}
+	f := follower{s: s, q: q, log: log}
+	f.loop(ctx)
+}
+
+// waitRegistration waits until reg has been handed the informer's initial
+// list, and reports whether it was before ctx ended.
+func waitRegistration(ctx context.Context, reg toolscache.ResourceEventHandlerRegistration) bool {
+	if checker := reg.HasSyncedChecker(); checker != nil {
+		select {
+		case <-checker.Done():
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for !reg.HasSynced() {
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
+// observe records a CRD event: name, and whether the CRD is gone.
+func (s *CRDSource) observe(obj any, gone bool) {
+	if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		obj, gone = tomb.Obj, true
+	}
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	// A CRD's name is <plural>.<group>: the API server enforces it.
+	if !strings.HasSuffix(m.GetName(), "."+s.gvk.Group) {
+		s.mu.Unlock()
+		return
+	}
+	if gone {
+		delete(s.crds, m.GetName())
+	} else {
+		s.crds[m.GetName()] = crdState{uid: m.GetUID(), terminating: m.GetDeletionTimestamp() != nil}
+	}
+	s.mu.Unlock()
+	select {
+	case s.poke <- struct{}{}:
+	default:
+	}
+}
+
+// crds returns a copy of what the source knows of the group's CRDs.
+func (s *CRDSource) snapshot() map[string]crdState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]crdState, len(s.crds))
+	for k, v := range s.crds {
+		out[k] = v
+	}
+	return out
+}
+
+// crdEvents hands the CRD informer's events to the source. It never blocks.
+type crdEvents struct{ s *CRDSource }
+
+var _ toolscache.ResourceEventHandler = crdEvents{}
+
+func (e crdEvents) OnAdd(obj any, _ bool)  { e.s.observe(obj, false) }
+func (e crdEvents) OnUpdate(_, newObj any) { e.s.observe(newObj, false) }
+func (e crdEvents) OnDelete(obj any)       { e.s.observe(obj, true) }
