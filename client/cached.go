@@ -283,6 +283,27 @@ func (s *cachedSubResource) Patch(ctx context.Context, obj Object, patch Patch, 
 	return nil
 }
 
+// Apply applies through the API server and remembers the parent's new
+// resourceVersion, as Update and Patch of a subresource do.
+func (s *cachedSubResource) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...SubResourceApplyOption) error {
+	if err := s.inner.Apply(ctx, obj, opts...); err != nil {
+		return err
+	}
+	o := (&SubResourceApplyOptions{}).ApplyOpts(opts)
+	parent, err := metadataOfApplied(obj)
+	if err != nil {
+		return nil // the answer names no object: nothing to remember
+	}
+	if isNil(o.SubResourceBody) {
+		s.rememberParent(parent, nil, o.DryRun)
+		return nil
+	}
+	if body, err := metadataOfApplied(o.SubResourceBody); err == nil {
+		s.rememberParent(parent, body, o.DryRun)
+	}
+	return nil
+}
+
 func (s *cachedSubResource) rememberParent(obj, body Object, dryRun []string) {
 	if isNil(body) {
 		s.c.remember(obj, dryRun) // obj is the parent as the server answered

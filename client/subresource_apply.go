@@ -57,27 +57,6 @@ func (s *subResourceClient) Apply(ctx context.Context, obj runtime.ApplyConfigur
 	return nil
 }
 
-// Apply applies through the API server and remembers the parent's new
-// resourceVersion, as Update and Patch of a subresource do.
-func (s *cachedSubResource) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...SubResourceApplyOption) error {
-	if err := s.inner.Apply(ctx, obj, opts...); err != nil {
-		return err
-	}
-	o := (&SubResourceApplyOptions{}).ApplyOpts(opts)
-	parent, err := metadataOfApplied(obj)
-	if err != nil {
-		return nil // the answer names no object: nothing to remember
-	}
-	if isNil(o.SubResourceBody) {
-		s.rememberParent(parent, nil, o.DryRun)
-		return nil
-	}
-	if body, err := metadataOfApplied(o.SubResourceBody); err == nil {
-		s.rememberParent(parent, body, o.DryRun)
-	}
-	return nil
-}
-
 // metadataOfApplied reads the kind and metadata of an apply configuration
 // that holds the server's answer.
 func metadataOfApplied(ac runtime.ApplyConfiguration) (*metav1.PartialObjectMetadata, error) {
