@@ -2,7 +2,7 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -count=1 -timeout 20m
 
-.PHONY: all test tools lint vet fmt-check demo bench bench-real clean-tools
+.PHONY: all test tools lint vet fmt-check demo demo-sharded bench bench-real bench-sharding clean-tools
 
 all: test
 
@@ -30,6 +30,10 @@ test: tools lint
 demo: tools
 	$(GO) run ./examples/app/cmd/demo $(DEMO_ARGS)
 
+## demo-sharded: 3 replicas of the sharded example operator (separate processes) against a local control plane it starts itself
+demo-sharded: tools
+	$(GO) run ./examples/sharded/cmd/demo $(DEMO_ARGS)
+
 ## bench: the side-by-side benchmarks (see BENCHMARKS.md)
 bench:
 	hack/bench.sh
@@ -37,6 +41,10 @@ bench:
 ## bench-real: opt-in, the end-to-end comparison against a real control plane (see BENCHMARKS-real.md)
 bench-real: tools
 	hack/bench-real.sh
+
+## bench-sharding: opt-in, sharding throughput and heap against a real control plane (about 6 minutes; see bench/sharding)
+bench-sharding: tools
+	bench/sharding/run.sh
 
 clean-tools:
 	rm -rf "$${KUBELOOP_TOOLS_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/kubeloop/tools}"

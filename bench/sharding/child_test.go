@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -45,9 +46,13 @@ type childSpec struct {
 type childResult struct {
 	HeapAlloc uint64 // after two forced GCs, at the end (replica) or before the sweeps (sweep, list)
 	PeakLive  uint64 // sweep: the largest HeapAlloc right after a forced GC during the sweeps; list: with the list held
-	Cached    int    // replica: objects in its cache
-	Listed    int    // sweep: objects per sweep; list: items in the response
-	Seconds   float64
+	// MedianLive and Samples: sweep: the median of those HeapAllocs, and
+	// their number.
+	MedianLive uint64
+	Samples    int
+	Cached     int // replica: objects in its cache
+	Listed     int // sweep: objects per sweep; list: items in the response
+	Seconds    float64
 }
 
 // runChild runs the measurement the spec in childEnv names and writes the
@@ -172,7 +177,7 @@ func childSweep(spec childSpec) (childResult, error) {
 	}
 	res := childResult{HeapAlloc: liveHeap()}
 	stop := make(chan struct{})
-	var peak uint64
+	var samples []uint64
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for {
@@ -184,30 +189,45 @@ func childSweep(spec childSpec) (childResult, error) {
 			runtime.GC()
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapAlloc)
+			samples = append(samples, ms.HeapAlloc)
 		}
 	})
+	// Sweep for at least spec.Sweeps sweeps and sweepTime, so that small
+	// and large sweeps are sampled about as often: the largest of more
+	// samples is larger by chance alone.
 	start := time.Now()
-	for range spec.Sweeps {
+	sweeps := 0
+	var err2 error
+	for sweeps < spec.Sweeps || time.Since(start) < sweepTime {
 		sr, err := ring.Sweep(ctx)
 		if err != nil {
-			close(stop)
-			wg.Wait()
-			return childResult{}, err
+			err2 = err
+			break
 		}
 		res.Listed = sr.Objects
 		if sr.Assigned+sr.Reassigned+sr.Drains > 0 {
-			close(stop)
-			wg.Wait()
-			return childResult{}, fmt.Errorf("the sweep moved objects (%+v): they should all be assigned", sr)
+			err2 = fmt.Errorf("the sweep moved objects (%+v): they should all be assigned", sr)
+			break
 		}
+		sweeps++
 	}
-	res.Seconds = time.Since(start).Seconds() / float64(spec.Sweeps)
+	res.Seconds = time.Since(start).Seconds() / float64(max(sweeps, 1))
 	close(stop)
 	wg.Wait()
-	res.PeakLive = peak
+	if err2 != nil {
+		return childResult{}, err2
+	}
+	slices.Sort(samples)
+	if len(samples) > 0 {
+		res.PeakLive = samples[len(samples)-1]
+		res.MedianLive = samples[len(samples)/2]
+	}
+	res.Samples = len(samples)
 	return res, nil
 }
+
+// sweepTime is the least time childSweep sweeps for.
+const sweepTime = 3 * time.Second
 
 // childList holds one LIST response of ConfigMap metadata and measures
 // the live heap with it.

@@ -58,8 +58,10 @@ func BenchmarkShardedHeap(b *testing.B) {
 	}
 }
 
-// BenchmarkSharderHeap: the sharder's live heap during a sweep of 1,000
-// and of 20,000 assigned ConfigMaps (a separate process, see childSweep),
+// BenchmarkSharderHeap: the sharder's live heap during sweeps of 1,000
+// and of 20,000 assigned ConfigMaps (a separate process that sweeps for
+// at least 3 s and samples the heap after a forced GC every 10 ms, see
+// childSweep: the largest and the median sample),
 // and, at 20,000, the live heap while holding one LIST response of every
 // ConfigMap's metadata with resourceVersion "0" (list=rv0, which the API
 // server answers in full, limit or not) against one page of 500
@@ -76,8 +78,8 @@ func BenchmarkSharderHeap(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("objects=%d", k), func(b *testing.B) {
-			var base, peak, secs float64
-			var listed, runs int
+			var base, peak, median, secs float64
+			var listed, runs, samples int
 			for b.Loop() {
 				wait, err := startChild(childSpec{Mode: "sweep", Ring: "sweep", Shard: "s0", Sweeps: 3})
 				if err != nil {
@@ -89,11 +91,15 @@ func BenchmarkSharderHeap(b *testing.B) {
 				}
 				base += float64(res.HeapAlloc) / (1 << 20)
 				peak += float64(res.PeakLive) / (1 << 20)
+				median += float64(res.MedianLive) / (1 << 20)
+				samples += res.Samples
 				secs += res.Seconds
 				listed = res.Listed
 				runs++
 			}
-			b.ReportMetric(peak/float64(runs), "live-heap-MB-in-sweep")
+			b.ReportMetric(peak/float64(runs), "max-live-heap-MB-in-sweep")
+			b.ReportMetric(median/float64(runs), "median-live-heap-MB-in-sweep")
+			b.ReportMetric(float64(samples)/float64(runs), "samples")
 			b.ReportMetric(base/float64(runs), "idle-heap-MB")
 			b.ReportMetric(secs/float64(runs), "s/sweep")
 			b.ReportMetric(float64(listed), "objects/sweep")

@@ -17,7 +17,8 @@
 //   - BenchmarkSharderHeap/objects=K (1,000 then 20,000): one process
 //     holds a shard Lease and the sharder and sweeps K assigned
 //     ConfigMaps; a sampler forces a GC every 10 ms during the sweep and
-//     keeps the largest HeapAlloc (live-heap-MB during the sweep).
+//     reports the largest and the median HeapAlloc right after those GCs
+//     (sweeping for at least 3 s, so that both sizes are sampled alike).
 //     BenchmarkSweepList shows why the sweep pages: the live heap while
 //     holding one LIST response of 20,000 objects' metadata with
 //     resourceVersion "0" (the API server ignores limit then) against one

@@ -3,15 +3,8 @@ package sharded_test
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -76,7 +69,7 @@ func TestMain(m *testing.M) {
 			if kubeconfig, err = writeKubeconfig(cfg, dir); err != nil {
 				return err
 			}
-			if err = writeCerts(dir); err != nil {
+			if certDir, caFile, err = sharded.WriteCerts(dir); err != nil {
 				return err
 			}
 			return c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNS}})
@@ -98,54 +91,6 @@ func writeKubeconfig(cfg *rest.Config, dir string) (string, error) {
 	kc.CurrentContext = "t"
 	path := filepath.Join(dir, "kubeconfig")
 	return path, clientcmd.WriteToFile(*kc, path)
-}
-
-// writeCerts makes a CA and a serving certificate for 127.0.0.1, shared
-// by every replica's webhook server.
-func writeCerts(dir string) error {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "sharded-test-ca"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature, BasicConstraintsValid: true, IsCA: true}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	caCert, _ := x509.ParseCertificate(caDER)
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return err
-	}
-	certDir = filepath.Join(dir, "certs")
-	caFile = filepath.Join(dir, "ca.crt")
-	if err := os.MkdirAll(certDir, 0o700); err != nil {
-		return err
-	}
-	for path, data := range map[string][]byte{
-		caFile:                            pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		filepath.Join(certDir, "tls.crt"): pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		filepath.Join(certDir, "tls.key"): pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
-	} {
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func freePort(t *testing.T) int {

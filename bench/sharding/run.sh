@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# run.sh runs the sharding benchmarks of bench/sharding against a real
+# control plane (`make tools`), one process per benchmark (each starts its
+# own control plane and creates its own objects), GOMAXPROCS=2, and prints
+# benchstat's summary. `make bench-sharding` runs it (about 6 minutes on 2
+# cores).
+#
+#   bench/sharding/run.sh                  # 3 runs of each figure
+#   BENCH_COUNT=1 bench/sharding/run.sh    # one run, to try it
+#
+# Raw outputs stay in $BENCH_OUT (a temporary directory by default).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+count="${BENCH_COUNT:-3}"
+out="${BENCH_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/kubeloop-bench-sharding.XXXXXX")}"
+mkdir -p "$out"
+benchstat="go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da"
+export GOMAXPROCS=2
+
+cd "$here/.."
+go test -c -o "$out/sharding.test" ./sharding/
+cd "$here"
+echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+for bench in BenchmarkShardedThroughput BenchmarkShardedHeap BenchmarkSharderHeap; do
+	echo "# $bench" >&2
+	"$out/sharding.test" -test.run '^$' -test.bench "^$bench\$" -test.benchtime 1x -test.count "$count" \
+		-objects 3000 -work 5ms | tee -a "$out/sharding.txt"
+done
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+$benchstat "$out/sharding.txt" | tee "$out/sharding.stat.txt"
+echo "# raw results in $out" >&2
