@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -33,11 +35,13 @@ type Controller struct {
 
 	mu      sync.Mutex
 	state   state
-	pending []source.Source
+	watches []*watch // every source watched and not removed (watches.go)
 	// startCtx is Start's context, kept to start sources watched while
 	// the controller runs; it is nil outside Start.
 	startCtx context.Context
 	queue    *workqueue.Queue[reconcile.Request]
+	// droppers are the sources that can ask to drop Requests (watches.go).
+	droppers atomic.Pointer[[]droppingSource]
 }
 
 type state int
@@ -101,6 +105,9 @@ func NewUnmanaged(name string, opts Options) (*Controller, error) {
 			return nil, fmt.Errorf("controller %q: %w", name, err)
 		}
 		c.queueMetrics = qm
+		if err := registerWaiting(opts.Metrics, c); err != nil {
+			return nil, fmt.Errorf("controller %q: %w", name, err)
+		}
 	}
 	return c, nil
 }
@@ -137,10 +144,12 @@ func (c *Controller) Watch(src source.Source) error {
 	defer c.mu.Unlock()
 	switch c.state {
 	case stateNew:
-		c.pending = append(c.pending, src)
+		c.addWatchLocked(src)
 		return nil
 	case stateRunning:
-		if err := src.Start(c.startCtx, c.queue); err != nil {
+		w := c.addWatchLocked(src)
+		if err := c.startWatchLocked(c.startCtx, w); err != nil {
+			c.removeWatchLocked(w)
 			return fmt.Errorf("controller %q: start source: %w", c.name, err)
 		}
 		return nil
@@ -166,8 +175,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	c.state = stateRunning
 	c.startCtx = ctx
 	c.queue = c.newQueue()
-	sources := c.pending
-	c.pending = nil
+	watches := slices.Clone(c.watches)
 	c.mu.Unlock()
 
 	defer func() {
@@ -177,8 +185,8 @@ func (c *Controller) Start(ctx context.Context) error {
 		c.mu.Unlock()
 	}()
 
-	c.log.Info("Starting controller", "sources", len(sources), "workers", c.workers)
-	if err := c.startSources(ctx, sources); err != nil {
+	c.log.Info("Starting controller", "sources", len(watches), "workers", c.workers)
+	if err := c.startSources(ctx, watches); err != nil {
 		c.queue.ShutDown()
 		if ctx.Err() != nil {
 			return nil // stopped while waiting: not a failure
@@ -216,20 +224,23 @@ func (c *Controller) newQueue() *workqueue.Queue[reconcile.Request] {
 
 // startSources starts every source and waits, in parallel and each for at
 // most CacheSyncTimeout, until each has synced.
-func (c *Controller) startSources(ctx context.Context, sources []source.Source) error {
-	for _, src := range sources {
-		if err := src.Start(ctx, c.queue); err != nil {
+func (c *Controller) startSources(ctx context.Context, watches []*watch) error {
+	for _, w := range watches {
+		c.mu.Lock()
+		err := c.startWatchLocked(ctx, w)
+		c.mu.Unlock()
+		if err != nil {
 			return fmt.Errorf("start source: %w", err)
 		}
 	}
-	errs := make([]error, len(sources))
+	errs := make([]error, len(watches))
 	var wg sync.WaitGroup
-	for i, src := range sources {
+	for i, w := range watches {
 		wg.Go(func() {
 			cause := fmt.Errorf("CacheSyncTimeout %s exceeded", c.cacheSyncTimeout)
 			sctx, cancel := context.WithTimeoutCause(ctx, c.cacheSyncTimeout, cause)
 			defer cancel()
-			errs[i] = src.WaitForSync(sctx)
+			errs[i] = c.waitForSync(sctx, w)
 		})
 	}
 	wg.Wait()

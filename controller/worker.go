@@ -32,6 +32,10 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return false // stopping: start no new reconcile
 	}
+	if c.dropsRequests() { // the reconciled kind is not served (watches.go)
+		c.queue.Forget(req)
+		return true
+	}
 	c.metrics.ActiveWorkers.Inc()
 	defer c.metrics.ActiveWorkers.Dec()
 	c.reconcileHandler(ctx, req)
@@ -56,6 +60,12 @@ func (c *Controller) reconcileHandler(ctx context.Context, req reconcile.Request
 			c.queue.Forget(req)
 			c.metrics.TerminalErrors.Inc()
 			log.Error(err, "Reconciler error; terminal, not retried")
+			return
+		}
+		if c.dropsRequests() {
+			// The kind went away during the reconcile: nothing to retry.
+			c.queue.Forget(req)
+			log.V(1).Info("Reconcile failed while the reconciled kind is not served; dropped", "error", err.Error())
 			return
 		}
 		if !res.IsZero() {
