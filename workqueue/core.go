@@ -1,9 +1,6 @@
 package workqueue
 
-import (
-	"math/bits"
-	"time"
-)
+import "time"
 
 // This file holds the per-key state machine; every function here runs with
 // q.mu held.
@@ -193,17 +190,5 @@ func (q *Queue[K]) release(id int32) {
 func (q *Queue[K]) addDepth(delta int) {
 	if m := q.metrics; m != nil {
 		m.depth += delta
-	}
-}
-
-// learnClockFirst records whether an Add made its key ready, and so needed
-// the time, and sets clockFirst when at least half of the last 8 did. Add
-// then reads the clock before taking the lock instead of inside it, which
-// keeps the section other goroutines wait for short when most adds are of
-// new keys, and saves the read when most are duplicates; q.mu held.
-func (q *Queue[K]) learnClockFirst(added bool) {
-	q.addsReady = q.addsReady<<1 | uint8(b2i(added))
-	if want := bits.OnesCount8(q.addsReady) >= 4; want != q.clockFirst.Load() {
-		q.clockFirst.Store(want)
 	}
 }
