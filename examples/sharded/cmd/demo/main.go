@@ -131,14 +131,18 @@ func run(ctx context.Context, objects, replicas int) error {
 		}
 		for _, r := range running {
 			select {
-			case <-r.done:
+			case err := <-r.done:
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "replica %s: %v\n", r.shard, err)
+				}
 			case <-time.After(30 * time.Second):
 				_ = r.cmd.Process.Kill()
 				<-r.done
+				fmt.Fprintf(os.Stderr, "replica %s: killed, it had not stopped 30 s after SIGTERM\n", r.shard)
 			}
 		}
 		if len(running) > 0 {
-			step("Stopped the %d replicas (each released its shard Lease)", len(running))
+			step("Stopped the %d replicas", len(running))
 		}
 	}()
 	step("Starting %d replicas of the sharded operator, separate processes (logs in %s)", replicas, dir)
