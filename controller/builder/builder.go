@@ -259,27 +259,27 @@ func (b *Builder) sources() ([]source.Source, error) {
 	var errs []error
 	c := b.mgr.GetCache()
 	scheme := b.mgr.GetScheme()
-	kind := func(in watchInput, h handler.EventHandler) {
+	kind := func(in watchInput, h handler.EventHandler, reconciled bool) {
 		obj, err := in.project(in.obj, scheme)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("builder: OnlyMetadata %T: %w", in.obj, err))
 			return
 		}
 		preds := append(append([]predicate.Predicate(nil), b.globalPredicates...), in.predicates...)
-		srcs = append(srcs, source.Kind(c, obj, h, preds...))
+		srcs = append(srcs, b.kindSource(in, source.Kind(c, obj, h, preds...), reconciled)) // crd.go
 	}
 	if b.forInput != nil {
-		kind(*b.forInput, &handler.EnqueueRequestForObject{})
+		kind(*b.forInput, &handler.EnqueueRequestForObject{}, true)
 	}
 	for _, in := range b.owns {
 		opt := handler.OnlyControllerOwner()
 		if in.everyOwner {
 			opt = handler.AllOwners()
 		}
-		kind(in, handler.EnqueueRequestForOwner(scheme, b.mgr.GetRESTMapper(), b.forInput.obj, opt))
+		kind(in, handler.EnqueueRequestForOwner(scheme, b.mgr.GetRESTMapper(), b.forInput.obj, opt), false)
 	}
 	for _, in := range b.watches {
-		kind(in, in.handler)
+		kind(in, in.handler, false)
 	}
 	srcs = append(srcs, b.rawSources...)
 	return srcs, errors.Join(errs...)

@@ -14,6 +14,7 @@ type options struct {
 	predicates   []predicate.Predicate
 	onlyMetadata bool
 	everyOwner   bool
+	waitForCRD   bool // crd.go
 }
 
 // Option configures a For, Owns or Watches call.
