@@ -68,6 +68,8 @@ type Manager struct {
 	webhookServer *webhook.Server
 
 	ring *sharding.Ring // nil without Options.Sharding
+
+	crdSources *crdSources // the crd-sources readiness check, once a controller is added (sources.go)
 }
 
 var _ controller.Manager = (*Manager)(nil)

@@ -112,6 +112,9 @@ func (m *Manager) Add(r Runnable) error {
 		if _, dup := m.controllerNames[name]; dup {
 			return fmt.Errorf("manager: controller name %q is already used by this manager", name)
 		}
+		if err := m.noteControllerLocked(r); err != nil { // sources.go
+			return err
+		}
 		m.controllerNames[name] = struct{}{}
 	}
 	g := m.groupFor(r)
