@@ -15,7 +15,7 @@ import (
 // ErrNamespaceMismatch is returned (wrapped) by a client from
 // NewNamespacedClient for an object, key, list or apply configuration of
 // a namespaced kind that names another namespace than the client's.
-var ErrNamespaceMismatch = errors.New("namespace does not match the namespaced client's")
+var ErrNamespaceMismatch = errors.New("client: namespace does not match the namespaced client's")
 
 // NewNamespacedClient returns a client that works in namespace ns only:
 // for namespaced kinds it fills the namespace of objects, keys, lists,

@@ -19,7 +19,7 @@ import (
 
 // ErrLeaderElectionLost is wrapped by the error Run returns when this
 // candidate stopped being the leader while its ctx was live.
-var ErrLeaderElectionLost = errors.New("leader election lost")
+var ErrLeaderElectionLost = errors.New("leaderelection: leadership lost")
 
 // Elector campaigns for one Lease. Create it with New and call Run once.
 type Elector struct {
@@ -162,7 +162,7 @@ func (e *Elector) Run(ctx context.Context) error {
 	e.done.Store(true)
 	if wasLeading {
 		logger.Info("leader election lost")
-		return fmt.Errorf("leaderelection: lease %s: %w", e.Lease(), ErrLeaderElectionLost)
+		return fmt.Errorf("lease %s: %w", e.Lease(), ErrLeaderElectionLost)
 	}
 	return fmt.Errorf("leaderelection: lease %s: elector stopped before leading", e.Lease())
 }

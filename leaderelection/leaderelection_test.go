@@ -162,7 +162,7 @@ func TestLostLeaseEndsRun(t *testing.T) {
 		t.Logf("loss detected %s after the lease was taken (RenewDeadline %s)", time.Since(stolen), renewDeadline)
 		require.Error(t, err)
 		assert.True(t, errors.Is(err, leaderelection.ErrLeaderElectionLost))
-		assert.Equal(t, "leaderelection: lease default/"+lease+": leader election lost", err.Error())
+		assert.Equal(t, "lease default/"+lease+": leaderelection: leadership lost", err.Error())
 	case <-time.After(3 * (renewDeadline + retryPeriod)):
 		t.Fatal("loss not detected")
 	}

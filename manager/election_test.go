@@ -200,7 +200,7 @@ func TestLostLeaseStopsManager(t *testing.T) {
 	t.Logf("leader-only work stopped %s after the lease was taken (RenewDeadline %s)", cancelledAt.Sub(stolen), renewDeadline)
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, leaderelection.ErrLeaderElectionLost))
-	assert.Contains(t, err.Error(), "lease default/"+lease+": leader election lost")
+	assert.Contains(t, err.Error(), "lease default/"+lease+": leaderelection: leadership lost")
 	assert.ElementsMatch(t, []string{"start leader", "start other", "stop leader", "stop other"}, l.list())
 
 	got, err := cs.CoordinationV1().Leases("default").Get(ctx, lease, metav1.GetOptions{})
