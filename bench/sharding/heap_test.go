@@ -44,15 +44,15 @@ func BenchmarkShardedHeap(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					mb := float64(res.HeapAlloc) / (1 << 20)
+					mb := float64(res.HeapAlloc)
 					sum += mb
 					maxHeap = max(maxHeap, mb)
 					cached += res.Cached
 					replicas++
 				}
 			}
-			b.ReportMetric(sum/float64(replicas), "heap-MB/replica")
-			b.ReportMetric(maxHeap, "max-heap-MB")
+			b.ReportMetric(sum/float64(replicas), "heap-B/replica")
+			b.ReportMetric(maxHeap, "max-heap-B")
 			b.ReportMetric(float64(cached)/float64(replicas), "cached/replica")
 		})
 	}
@@ -89,18 +89,18 @@ func BenchmarkSharderHeap(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				base += float64(res.HeapAlloc) / (1 << 20)
-				peak += float64(res.PeakLive) / (1 << 20)
-				median += float64(res.MedianLive) / (1 << 20)
+				base += float64(res.HeapAlloc)
+				peak += float64(res.PeakLive)
+				median += float64(res.MedianLive)
 				samples += res.Samples
 				secs += res.Seconds
 				listed = res.Listed
 				runs++
 			}
-			b.ReportMetric(peak/float64(runs), "max-live-heap-MB-in-sweep")
-			b.ReportMetric(median/float64(runs), "median-live-heap-MB-in-sweep")
+			b.ReportMetric(peak/float64(runs), "max-live-heap-B-in-sweep")
+			b.ReportMetric(median/float64(runs), "median-live-heap-B-in-sweep")
 			b.ReportMetric(float64(samples)/float64(runs), "samples")
-			b.ReportMetric(base/float64(runs), "idle-heap-MB")
+			b.ReportMetric(base/float64(runs), "idle-heap-B")
 			b.ReportMetric(secs/float64(runs), "s/sweep")
 			b.ReportMetric(float64(listed), "objects/sweep")
 		})
@@ -122,11 +122,11 @@ func BenchmarkSharderHeap(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				held += (float64(res.PeakLive) - float64(res.HeapAlloc)) / (1 << 20)
+				held += (float64(res.PeakLive) - float64(res.HeapAlloc))
 				items = res.Listed
 				runs++
 			}
-			b.ReportMetric(held/float64(runs), "held-MB")
+			b.ReportMetric(held/float64(runs), "held-B")
 			b.ReportMetric(float64(items), "items/response")
 		})
 	}

@@ -10,19 +10,19 @@
 //   - BenchmarkShardedHeap/replicas=N (0 objects, then 1, 2, 4 replicas):
 //     every replica is a separate OS process (this test binary run as a
 //     child) that syncs its cache, reconciles its share, and reports
-//     runtime.MemStats.HeapAlloc after two forced GCs (heap-MB/replica,
+//     runtime.MemStats.HeapAlloc after two forced GCs (heap-B/replica,
 //     mean and max over the replicas) and the objects its cache holds.
 //     replicas=empty is one replica whose share is empty: the constant
 //     part of a replica's heap.
 //   - BenchmarkSharderHeap/objects=K (1,000 then 20,000): one process
-//     holds a shard Lease and the sharder and sweeps K assigned
+//     builds the ring's Ring (as the sharder's replica does) and sweeps K assigned
 //     ConfigMaps; a sampler forces a GC every 10 ms during the sweep and
 //     reports the largest and the median HeapAlloc right after those GCs
 //     (sweeping for at least 3 s, so that both sizes are sampled alike).
-//     BenchmarkSweepList shows why the sweep pages: the live heap while
-//     holding one LIST response of 20,000 objects' metadata with
-//     resourceVersion "0" (the API server ignores limit then) against one
-//     page of 500.
+//     BenchmarkSharderHeap/list=rv0|page shows why the sweep pages: the
+//     live heap held by one LIST response of 20,000 objects' metadata
+//     with resourceVersion "0" (the API server ignores limit then)
+//     against one page of 500.
 //
 // The objects of the throughput and heap benchmarks are created already
 // assigned (one label per ring, as the assignment webhook would have set
