@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 
+	"github.com/kubeloop/kubeloop/cache/internal/wire"
 	"github.com/kubeloop/kubeloop/client/apiutil"
 )
 
@@ -98,16 +99,16 @@ func (f *restListWatchFactory) listWatch(key kindKey, mapping *meta.RESTMapping,
 	}
 	newList := func() (runtime.Object, error) { return f.scheme.New(listGVK) }
 	// Built-in kinds answer in protobuf, which is decoded item by item off
-	// the connection (liststream.go); others in JSON, decoded whole.
-	var stream *listDecoder
+	// the connection (wire.ListDecoder); others in JSON, decoded whole.
+	var stream *wire.ListDecoder
 	if apiutil.IsBuiltIn(key.gvk) {
-		stream = newListDecoder(f.scheme, listGVK, !kc.keepManagedFields, f.codecs.UniversalDeserializer())
+		stream = wire.NewListDecoder(f.scheme, listGVK, !kc.keepManagedFields, f.codecs.UniversalDeserializer())
 	}
 	list := func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		req := rc.Get().NamespaceIfScoped(ns, ns != "").Resource(gvr.Resource).
 			VersionedParams(&opts, metav1.ParameterCodec)
 		if stream != nil {
-			return stream.list(ctx, req, newList)
+			return stream.List(ctx, req, newList)
 		}
 		list, err := newList()
 		if err != nil {
@@ -125,7 +126,7 @@ func (f *restListWatchFactory) listWatch(key kindKey, mapping *meta.RESTMapping,
 }
 
 // typedClient returns the REST client of gvk's group-version. Its watches
-// decode protobuf in place (watchSerializer), skipping managedFields when
+// decode protobuf in place (wire.NewWatchSerializer), skipping managedFields when
 // strip is set.
 func (f *restListWatchFactory) typedClient(gvk schema.GroupVersionKind, strip bool) (rest.Interface, error) {
 	f.mu.Lock()
@@ -139,7 +140,7 @@ func (f *restListWatchFactory) typedClient(gvk schema.GroupVersionKind, strip bo
 		return nil, err
 	}
 	c := apiutil.RESTConfigForGVK(gvk, false, f.cfg, f.codecs)
-	c.NegotiatedSerializer = newWatchSerializer(c.NegotiatedSerializer, f.scheme, strip)
+	c.NegotiatedSerializer = wire.NewWatchSerializer(c.NegotiatedSerializer, f.scheme, strip)
 	rc, err := rest.RESTClientForConfigAndClient(c, httpClient)
 	if err != nil {
 		return nil, err

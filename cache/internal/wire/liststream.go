@@ -1,4 +1,4 @@
-package cache
+package wire
 
 import (
 	"bufio"
@@ -22,22 +22,22 @@ import (
 // envelope around the list, whose items follow each other. client-go reads
 // the whole body into memory (copying it a few times as the buffer grows),
 // decodes it into one slice of items, and the reflector then copies every
-// item out of the slice. streamList reads the items from the connection one
+// item out of the slice. ListDecoder reads the items from the connection one
 // at a time instead, skipping managedFields in each, into objects the
 // reflector takes as they are: no copy of the body, no slice of items, no
 // second copy of each object.
 
-// listDecoder decodes LIST responses of one list kind.
-type listDecoder struct {
+// ListDecoder decodes LIST responses of one list kind.
+type ListDecoder struct {
 	listGVK  schema.GroupVersionKind
 	itemType reflect.Type // the item's struct type, e.g. corev1.ConfigMap
 	strip    bool
 	fallback runtime.Decoder // for anything but the protobuf layout expected
 }
 
-// newListDecoder returns the decoder of listGVK's responses, or nil when
+// NewListDecoder returns the decoder of listGVK's responses, or nil when
 // the list's items cannot be streamed (not a k8s.io/api list type).
-func newListDecoder(scheme *runtime.Scheme, listGVK schema.GroupVersionKind, strip bool, fallback runtime.Decoder) *listDecoder {
+func NewListDecoder(scheme *runtime.Scheme, listGVK schema.GroupVersionKind, strip bool, fallback runtime.Decoder) *ListDecoder {
 	list, err := scheme.New(listGVK)
 	if err != nil || !itemsAreFieldTwo(reflect.TypeOf(list)) {
 		return nil
@@ -46,11 +46,11 @@ func newListDecoder(scheme *runtime.Scheme, listGVK schema.GroupVersionKind, str
 	if _, ok := reflect.New(f.Type.Elem()).Interface().(unmarshaler); !ok {
 		return nil
 	}
-	return &listDecoder{listGVK: listGVK, itemType: f.Type.Elem(), strip: strip, fallback: fallback}
+	return &ListDecoder{listGVK: listGVK, itemType: f.Type.Elem(), strip: strip, fallback: fallback}
 }
 
-// list sends req (a LIST) and decodes its response.
-func (d *listDecoder) list(ctx context.Context, req *rest.Request, newList func() (runtime.Object, error)) (runtime.Object, error) {
+// List sends req (a LIST) and decodes its response.
+func (d *ListDecoder) List(ctx context.Context, req *rest.Request, newList func() (runtime.Object, error)) (runtime.Object, error) {
 	body, err := req.Stream(ctx)
 	if err != nil {
 		return nil, err
@@ -61,7 +61,7 @@ func (d *listDecoder) list(ctx context.Context, req *rest.Request, newList func(
 
 // decode reads a response body: protobuf item by item, anything else
 // whole through the fallback decoder.
-func (d *listDecoder) decode(body io.Reader, newList func() (runtime.Object, error)) (runtime.Object, error) {
+func (d *ListDecoder) decode(body io.Reader, newList func() (runtime.Object, error)) (runtime.Object, error) {
 	br := bufio.NewReaderSize(body, 64<<10)
 	if head, err := br.Peek(len(protobufMagic)); err != nil || !bytes.Equal(head, protobufMagic) {
 		data, err := io.ReadAll(br)
@@ -128,7 +128,7 @@ func (d *listDecoder) decode(body io.Reader, newList func() (runtime.Object, err
 }
 
 // items decodes the n bytes of a list message into out.
-func (d *listDecoder) items(r *protoStream, n uint64, out *metav1.List) error {
+func (d *ListDecoder) items(r *protoStream, n uint64, out *metav1.List) error {
 	end := r.read + n
 	var buf, scratch []byte
 	for r.read < end {

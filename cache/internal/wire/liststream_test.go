@@ -1,4 +1,4 @@
-package cache
+package wire
 
 import (
 	"bytes"
@@ -47,7 +47,7 @@ func TestListDecoderStreamsItems(t *testing.T) {
 			"whole":       func(r io.Reader) io.Reader { return r },
 			"byte a time": iotest.OneByteReader,
 		} {
-			d := newListDecoder(clientgoscheme.Scheme, gvk, strip, codecs.UniversalDeserializer())
+			d := NewListDecoder(clientgoscheme.Scheme, gvk, strip, codecs.UniversalDeserializer())
 			require.NotNil(t, d)
 			out, err := d.decode(wrap(bytes.NewReader(data)), newList)
 			require.NoError(t, err, name)
@@ -73,7 +73,7 @@ func TestListDecoderFallsBackAndFails(t *testing.T) {
 	codecs := serializer.NewCodecFactory(clientgoscheme.Scheme)
 	gvk := corev1.SchemeGroupVersion.WithKind("PodList")
 	newList := func() (runtime.Object, error) { return clientgoscheme.Scheme.New(gvk) }
-	d := newListDecoder(clientgoscheme.Scheme, gvk, true, codecs.UniversalDeserializer())
+	d := NewListDecoder(clientgoscheme.Scheme, gvk, true, codecs.UniversalDeserializer())
 
 	js, err := json.Marshal(podList(2))
 	require.NoError(t, err)
@@ -91,5 +91,5 @@ func TestListDecoderFallsBackAndFails(t *testing.T) {
 	_, err = d.decode(bytes.NewReader(other), newList)
 	assert.ErrorContains(t, err, "the response is a v1 ConfigMapList")
 
-	assert.Nil(t, newListDecoder(clientgoscheme.Scheme, corev1.SchemeGroupVersion.WithKind("Pod"), true, nil), "not a list")
+	assert.Nil(t, NewListDecoder(clientgoscheme.Scheme, corev1.SchemeGroupVersion.WithKind("Pod"), true, nil), "not a list")
 }

@@ -1,4 +1,10 @@
-package cache
+// Package wire decodes the API server's protobuf responses for the cache:
+// watch events decoded in place (NewWatchSerializer) and LIST responses
+// decoded item by item off the connection (ListDecoder), both skipping
+// metadata.managedFields in the bytes when the cache strips them. Anything
+// it does not recognise goes to the stock decoders, so the objects are
+// exactly those the stock path returns, minus managedFields where stripped.
+package wire
 
 import (
 	"bytes"
@@ -39,9 +45,9 @@ type watchSerializer struct {
 	infos []runtime.SerializerInfo
 }
 
-// newWatchSerializer wraps base. creater makes the decoded objects; strip
+// NewWatchSerializer wraps base. creater makes the decoded objects; strip
 // says whether managedFields are skipped.
-func newWatchSerializer(base runtime.NegotiatedSerializer, creater runtime.ObjectCreater, strip bool) runtime.NegotiatedSerializer {
+func NewWatchSerializer(base runtime.NegotiatedSerializer, creater runtime.ObjectCreater, strip bool) runtime.NegotiatedSerializer {
 	infos := slices.Clone(base.SupportedMediaTypes())
 	for i := range infos {
 		info := &infos[i]
@@ -137,7 +143,7 @@ var scratchPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // Decode decodes a new object in place; a decode into a given object
 // (which the cache's clients do not ask for: LIST responses go through
-// listDecoder) is the stock decoder's.
+// ListDecoder) is the stock decoder's.
 func (s *objectSerializer) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
 	if into != nil {
 		return s.Serializer.Decode(data, defaults, into)

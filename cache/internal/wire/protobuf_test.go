@@ -1,4 +1,4 @@
-package cache
+package wire
 
 import (
 	"bytes"
@@ -157,13 +157,13 @@ func TestObjectSerializerDecodesIntoAsStock(t *testing.T) {
 // serializers, as a REST client's Watch does.
 func TestWatchStreamThroughClientGoDecoders(t *testing.T) {
 	codecs := serializer.NewCodecFactory(clientgoscheme.Scheme)
-	ns := newWatchSerializer(codecs.WithoutConversion(), clientgoscheme.Scheme, true)
+	ns := NewWatchSerializer(codecs.WithoutConversion(), clientgoscheme.Scheme, true)
 	info, ok := runtime.SerializerInfoForMediaType(ns.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
 	require.True(t, ok)
 	require.IsType(t, &watchEventSerializer{}, info.StreamSerializer.Serializer)
 	jsonInfo, ok := runtime.SerializerInfoForMediaType(ns.SupportedMediaTypes(), runtime.ContentTypeJSON)
 	require.True(t, ok)
-	assert.NotEqual(t, "*cache.objectSerializer", fmt.Sprintf("%T", jsonInfo.Serializer), "JSON is untouched")
+	assert.NotEqual(t, "*wire.objectSerializer", fmt.Sprintf("%T", jsonInfo.Serializer), "JSON is untouched")
 
 	types := []watch.EventType{watch.Added, watch.Modified, watch.Deleted, watch.Error}
 	objs := testObjects()
