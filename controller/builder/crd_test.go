@@ -113,7 +113,11 @@ func deleteCRD(t *testing.T, live client.Client, name string) {
 // readyz returns the status and body of /readyz?verbose.
 func readyz(t *testing.T, mgr *manager.Manager) (int, string) {
 	t.Helper()
-	resp, err := http.Get("http://" + mgr.HealthProbeAddr().String() + "/readyz?verbose")
+	addr := mgr.HealthProbeAddr()
+	if addr == nil {
+		return 0, "" // not serving yet
+	}
+	resp, err := http.Get("http://" + addr.String() + "/readyz?verbose")
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
