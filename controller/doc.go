@@ -27,6 +27,20 @@
 //     nothing else waiting starts after at most W + T - 1 others (the W in
 //     flight when it arrived, then at most one of each other tenant),
 //     however many Requests the other tenants have queued.
+//   - RemoveWatch stops one source of a running controller: its context
+//     ends (a Kind source removes its handler registration; the informer
+//     stays in the cache, which other watches may share), and once it
+//     returns the source adds nothing to the queue. A source removed while
+//     Start waits for it to sync is no longer waited for.
+//   - A source that waits for its kind to be served (source.WaitForCRD)
+//     does not hold Start up. While the reconciled kind (builder.For with
+//     builder.WaitForCRD) is not served, every Request taken from the queue
+//     is dropped and forgotten instead of reconciled (and a reconcile that
+//     fails meanwhile is not retried): a Request names an object of that
+//     kind, which cannot be read. WaitingKinds lists the waiting kinds, the
+//     gauge kubeloop_source_waiting{controller,kind} is 1 for each while
+//     the controller runs (0 once served), and the manager's crd-sources
+//     readiness check names them.
 //   - A panicking Reconciler does not stop the controller: the panic is
 //     recovered into an error (and counted) unless Options.RecoverPanic is
 //     false.

@@ -46,6 +46,12 @@
 //     red about 2 s after that begins and green once requests are answered
 //     and the informer lists or watches again (cache.Cache's Healthy);
 //     /healthz runs the checks added with AddHealthzCheck.
+//   - A manager with a controller has the readiness check "crd-sources".
+//     It passes, and while a controller's sources wait for their kind to
+//     be served (builder.WaitForCRD) it names them in /readyz?verbose:
+//     "[+]crd-sources ok: waiting for kinds to be served:
+//     Widget.example.com (controller widget)". A kind that waits is not a
+//     failing informer: the cache holds none for it.
 //   - /metrics serves the manager's own registry: Go and process
 //     collectors, rest_client_requests_total and
 //     rest_client_request_duration_seconds measured on the manager's

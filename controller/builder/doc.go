@@ -31,6 +31,11 @@
 //     not serve.
 //   - Every informer is requested when Complete/Build runs (before leader
 //     election), so standby replicas keep a warm cache; a kind the API
-//     server does not serve (an uninstalled CRD) fails Complete at once.
+//     server does not serve (an uninstalled CRD) fails Complete at once,
+//     unless its For, Owns or Watches has the WaitForCRD option: then the
+//     controller starts without it, watches it once its CRD is installed
+//     and established, stops watching it (quietly) when the CRD is deleted,
+//     and watches it again when it returns. For a For kind, the queue's
+//     Requests are dropped while the kind is not served.
 //   - A failed Complete/Build adds nothing to the manager.
 package builder

@@ -5,6 +5,8 @@
 //
 //   - Kind watches one kind through the cache's shared informer. It is the
 //     source behind builder.For, Owns and Watches.
+//   - WaitForCRD wraps a Kind whose CustomResourceDefinition may not be
+//     installed yet, or may come and go (builder.WaitForCRD).
 //   - Channel turns values received on a Go channel into generic events,
 //     for triggers from outside the cluster.
 //   - Func is a function that starts whatever it wants.
@@ -28,4 +30,19 @@
 //     event.
 //   - A source's handler registrations and goroutines end with the context
 //     given to Start.
+//   - WaitForCRD's source does not fail when its kind is not served: it
+//     follows the metadata of the CustomResourceDefinitions (one informer
+//     of metav1.PartialObjectMetadata in the cache, shared by every such
+//     source), starts the kind's informer once the kind is served (its CRD
+//     exists and the RESTMapper finds the kind, which discovery lists only
+//     once the CRD is Established; a CRD of the group that is still being
+//     established is asked about again, a bounded number of times), and
+//     when the CRD is deleted removes that informer from the cache before
+//     its list or watch can fail, so nothing is logged at ERROR and the
+//     cache's Healthy does not report the kind, resets the mapper's
+//     discovery and waits again. A Terminating CRD stays served until it
+//     is gone, so that finalizers can still be removed. Waiting reports the
+//     state; with CRDOptions.Reconciled the controller drops its Requests
+//     while the kind is not served. Its WaitForSync returns at once while
+//     the kind waits.
 package source

@@ -10,7 +10,8 @@
 //	GET /healthz?exclude=a  skips check a (repeatable)
 //	GET /healthz/a          runs only check a (404 if there is none)
 //
-// Each listed check is a line "[+]name ok" or "[-]name failed: reason".
+// Each listed check is a line "[+]name ok" or "[-]name failed: reason"; a
+// check that passes with a remark (it returns a Note) is "[+]name ok: remark".
 // Unlike kube-apiserver, which withholds reasons, the reason is printed: an
 // operator's probe port is not public, and "[-]cache failed: list
 // v1/Secret: forbidden" is what a human debugging a stuck rollout needs.
