@@ -35,6 +35,7 @@ type Controller struct {
 
 	mu      sync.Mutex
 	state   state
+	runs    int      // Start calls that began a run
 	watches []*watch // every source watched and not removed (watches.go)
 	// startCtx is Start's context, kept to start sources watched while
 	// the controller runs; it is nil outside Start.
@@ -142,50 +143,59 @@ func (c *Controller) Watch(src source.Source) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch c.state {
-	case stateNew:
+	if c.state != stateRunning {
+		// Before Start, or between two runs: the next Start starts it.
 		c.addWatchLocked(src)
 		return nil
-	case stateRunning:
-		w := c.addWatchLocked(src)
-		if err := c.startWatchLocked(c.startCtx, w); err != nil {
-			c.removeWatchLocked(w)
-			return fmt.Errorf("controller %q: start source: %w", c.name, err)
-		}
-		return nil
-	default:
-		return fmt.Errorf("controller %q: Watch after the controller stopped", c.name)
 	}
+	w := c.addWatchLocked(src)
+	if err := c.startWatchLocked(c.startCtx, w); err != nil {
+		c.removeWatchLocked(w)
+		return fmt.Errorf("controller %q: start source: %w", c.name, err)
+	}
+	return nil
 }
 
 // Start runs the controller until ctx ends: it starts the sources, waits
 // for them to sync, then runs the workers. It returns nil when ctx ends,
 // after the reconciles in flight have returned and the workers exited, or
-// an error if a source fails to start or sync. A controller starts once.
+// an error if a source fails to start or sync.
+//
+// Start may be called again after it returned (a manager with
+// LeaderElectionRecampaign does so each leader term). Each run has a new
+// queue, empty: the Requests left in the previous run's queue are dropped,
+// and the sources, started again, hand the objects their informers hold
+// as initial adds (from the informers' stores: the cache keeps running, so
+// nothing is listed again). Backoff history starts over. A call while a
+// run is in progress fails.
 func (c *Controller) Start(ctx context.Context) error {
 	// Sources live as long as Start: their handler registrations and
 	// goroutines end when it returns, even after a failed sync.
 	ctx, cancel := context.WithCancel(logr.NewContext(ctx, c.log))
-	defer cancel()
 	c.mu.Lock()
-	if c.state != stateNew {
+	if c.state == stateRunning {
 		c.mu.Unlock()
+		cancel()
 		return fmt.Errorf("controller %q: already started", c.name)
 	}
 	c.state = stateRunning
+	c.runs++
+	run := c.runs
 	c.startCtx = ctx
 	c.queue = c.newQueue()
 	watches := slices.Clone(c.watches)
 	c.mu.Unlock()
 
 	defer func() {
+		// The sources' contexts end before the next run may start them.
+		cancel()
 		c.mu.Lock()
 		c.state = stateStopped
 		c.startCtx = nil
 		c.mu.Unlock()
 	}()
 
-	c.log.Info("Starting controller", "sources", len(watches), "workers", c.workers)
+	c.log.Info("Starting controller", "sources", len(watches), "workers", c.workers, "run", run)
 	if err := c.startSources(ctx, watches); err != nil {
 		c.queue.ShutDown()
 		if ctx.Err() != nil {

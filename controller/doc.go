@@ -52,6 +52,12 @@
 //   - Start blocks until its context ends. It then starts no new reconcile,
 //     waits for the reconciles in flight (their context is cancelled) and
 //     returns after every worker has exited.
+//   - Start may be called again after it returned (the manager does so each
+//     leader term with LeaderElectionRecampaign): the sources start again,
+//     into a new empty queue, and hand over what their informers hold as
+//     initial adds, without a new list; Requests left in the old queue and
+//     their backoff are dropped. Watch between two runs adds a source that
+//     the next run starts.
 //   - Metrics use controller-runtime's names (controller_runtime_reconcile_*
 //     and workqueue_*) on the registerer of Options.Metrics or of the
 //     manager; nothing is registered globally.

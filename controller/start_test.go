@@ -132,7 +132,6 @@ func TestStartTwice(t *testing.T) {
 		synctest.Wait()
 		assert.EqualError(t, c.Start(context.Background()), `controller "test": already started`)
 		assert.NoError(t, stop())
-		assert.EqualError(t, c.Watch(&gatedSource{release: closed()}), `controller "test": Watch after the controller stopped`)
 	})
 }
 

@@ -43,18 +43,35 @@ type CRDSource struct {
 	opts   CRDOptions
 
 	waiting atomic.Bool // true until the kind is served
-	started atomic.Bool
-	// settled is closed once the source knows its state after Start: the
-	// kind is waiting, or it is served and its informer synced; startErr
-	// is set before, if the CRD informer could not be had.
-	settled    chan struct{}
-	settleOnce sync.Once
-	startErr   error
 
 	mu   sync.Mutex
+	run  *crdRun // the latest Start's; nil before Start
 	gvk  schema.GroupVersionKind
 	crds map[string]crdState // the CustomResourceDefinitions of the kind's group
 	poke chan struct{}       // a CRD of the group changed; capacity 1
+}
+
+// crdRun is one Start of a CRDSource, until its ctx ends and its goroutine
+// returned.
+type crdRun struct {
+	ctx context.Context
+	// settled is closed once the source knows its state after Start: the
+	// kind is waiting, or it is served and its informer synced; err is set
+	// before, if the CRD informer could not be had.
+	settled    chan struct{}
+	settleOnce sync.Once
+	err        error
+	done       chan struct{} // closed when the run's goroutine returned
+}
+
+func (r *crdRun) settle() { r.settleOnce.Do(func() { close(r.settled) }) }
+
+// fail ends the run's goroutine with err, which WaitForSync returns.
+func (r *crdRun) fail(err error) {
+	r.settleOnce.Do(func() {
+		r.err = err
+		close(r.settled)
+	})
 }
 
 // crdState is what the source knows of one CustomResourceDefinition from
@@ -91,7 +108,7 @@ var (
 // gone, so that the controller can still remove its finalizers from the
 // objects the API server deletes first.
 func WaitForCRD(k *KindSource, mapper meta.RESTMapper, opts CRDOptions) *CRDSource {
-	s := &CRDSource{tmpl: k, mapper: mapper, opts: opts, settled: make(chan struct{}), poke: make(chan struct{}, 1)}
+	s := &CRDSource{tmpl: k, mapper: mapper, opts: opts, poke: make(chan struct{}, 1)}
 	s.waiting.Store(true)
 	return s
 }
@@ -163,26 +180,49 @@ func (s *CRDSource) Prepare(ctx context.Context) error {
 
 // Start starts the goroutine that follows the kind's CRD and starts and
 // stops the kind's informer; it ends with ctx, and with it the handler
-// registrations (the informer stays in the cache, which stops it).
+// registrations (the informer stays in the cache, which stops it). Start
+// may be called again once the ctx of the previous call has ended; the new
+// run begins after the previous one's goroutine returned and reuses the
+// informers the cache still holds (their stores, without a new list).
 func (s *CRDSource) Start(ctx context.Context, q handler.Queue) error {
 	if err := s.resolve(); err != nil {
 		return err
 	}
-	if !s.started.CompareAndSwap(false, true) {
+	s.mu.Lock()
+	prev := s.run
+	if prev != nil && prev.ctx.Err() == nil {
+		s.mu.Unlock()
 		return fmt.Errorf("%w: %s", ErrStarted, s)
 	}
+	r := &crdRun{ctx: ctx, settled: make(chan struct{}), done: make(chan struct{})}
+	s.run = r
+	s.mu.Unlock()
 	log := logr.FromContextOrDiscard(ctx).WithValues("kind", s.Kind())
-	go s.run(ctx, q, log)
+	go func() {
+		defer close(r.done)
+		if prev != nil {
+			<-prev.done // the previous run has stopped its activation
+		}
+		s.follow(ctx, r, q, log)
+	}()
 	return nil
 }
 
-// WaitForSync waits until the source knows whether the kind is served and,
-// if it is, until the handler has been handed the initial list. A kind
-// that is not served returns nil at once (after the CRDs' informer synced).
+// WaitForSync waits until the latest Start's run knows whether the kind is
+// served and, if it is, until the handler has been handed the initial
+// list. A kind that is not served returns nil at once (after the CRDs'
+// informer synced).
 func (s *CRDSource) WaitForSync(ctx context.Context) error {
+	s.mu.Lock()
+	r := s.run
+	s.mu.Unlock()
+	var settled <-chan struct{} // nil before Start: wait for ctx
+	if r != nil {
+		settled = r.settled
+	}
 	select {
-	case <-s.settled:
-		return s.startErr
+	case <-settled:
+		return r.err
 	case <-ctx.Done():
 	}
 	what := "its CRD informer"
@@ -196,21 +236,11 @@ func (s *CRDSource) WaitForSync(ctx context.Context) error {
 	return err
 }
 
-func (s *CRDSource) settle() { s.settleOnce.Do(func() { close(s.settled) }) }
-
-// fail ends Start's goroutine with err, which WaitForSync returns.
-func (s *CRDSource) fail(err error) {
-	s.settleOnce.Do(func() {
-		s.startErr = err
-		close(s.settled)
-	})
-}
-
-// run follows the CRDs of the kind's group until ctx ends.
-func (s *CRDSource) run(ctx context.Context, q handler.Queue, log logr.Logger) {
+// follow follows the CRDs of the kind's group for run r until ctx ends.
+func (s *CRDSource) follow(ctx context.Context, r *crdRun, q handler.Queue, log logr.Logger) {
 	inf, err := s.tmpl.cache.GetInformer(ctx, crdObject())
 	if err != nil {
-		s.fail(fmt.Errorf("source: %s: informer of CustomResourceDefinitions: %w", s, err))
+		r.fail(fmt.Errorf("source: %s: informer of CustomResourceDefinitions: %w", s, err))
 		return
 	}
 	s.mu.Lock()
@@ -218,14 +248,14 @@ func (s *CRDSource) run(ctx context.Context, q handler.Queue, log logr.Logger) {
 	s.mu.Unlock()
 	reg, err := inf.AddEventHandler(crdEvents{s})
 	if err != nil {
-		s.fail(fmt.Errorf("source: %s: watch CustomResourceDefinitions: %w", s, err))
+		r.fail(fmt.Errorf("source: %s: watch CustomResourceDefinitions: %w", s, err))
 		return
 	}
 	defer func() { _ = inf.RemoveEventHandler(reg) }()
 	if !waitRegistration(ctx, reg) {
 		return
 	}
-	f := follower{s: s, q: q, log: log}
+	f := follower{s: s, run: r, q: q, log: log}
 	f.loop(ctx)
 }
 

@@ -27,6 +27,7 @@ const (
 // it.
 type follower struct {
 	s   *CRDSource
+	run *crdRun
 	q   handler.Queue
 	log logr.Logger
 
@@ -59,7 +60,7 @@ func (f *follower) loop(ctx context.Context) {
 		var synced <-chan struct{}
 		switch {
 		case f.act == nil:
-			f.s.settle()
+			f.run.settle()
 		case !f.act.announced:
 			synced = f.act.synced
 		}
@@ -77,7 +78,7 @@ func (f *follower) loop(ctx context.Context) {
 		case <-wake:
 		case <-synced:
 			f.act.announced = true
-			f.s.settle()
+			f.run.settle()
 			f.log.Info("Kind served; its informer synced")
 		}
 		timer.Stop()
@@ -161,7 +162,7 @@ func (f *follower) resetMapper() bool {
 // activate starts the kind's informer and hands its events to the handler.
 func (f *follower) activate(ctx context.Context, crdName string, uid types.UID) {
 	t := f.s.tmpl
-	ks := &KindSource{cache: t.cache, obj: t.obj, handler: t.handler, preds: t.preds, kind: t.kind, ready: make(chan struct{})}
+	ks := &KindSource{cache: t.cache, obj: t.obj, handler: t.handler, preds: t.preds, kind: t.kind}
 	kctx, cancel := context.WithCancel(ctx)
 	if err := ks.Prepare(kctx); err != nil {
 		cancel()

@@ -30,6 +30,13 @@
 //     event.
 //   - A source's handler registrations and goroutines end with the context
 //     given to Start.
+//   - Kind, WaitForCRD, Channel and Func may be started again once the
+//     context of the previous Start has ended (a controller restarted for a
+//     new leader term, see manager.Options.LeaderElectionRecampaign). A Kind
+//     source's new registration is handed every object its informer holds
+//     as an initial add, from the informer's store: nothing is listed
+//     again. Start while the previous context is live fails with
+//     ErrStarted.
 //   - WaitForCRD's source does not fail when its kind is not served: it
 //     follows the metadata of the CustomResourceDefinitions (one informer
 //     of metav1.PartialObjectMetadata in the cache, shared by every such

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 	fcache "k8s.io/client-go/tools/cache/testing"
@@ -19,6 +22,7 @@ import (
 // shared informer over client-go's fake list-watch source.
 type informers struct {
 	src      *fcache.FakeControllerSource
+	lw       *countingLW
 	informer toolscache.SharedIndexInformer
 	health   error
 
@@ -30,7 +34,23 @@ var _ cache.Informers = (*informers)(nil)
 
 func newInformers() *informers {
 	src := fcache.NewFakeControllerSource()
-	return &informers{src: src, informer: toolscache.NewSharedIndexInformer(src, &corev1.ConfigMap{}, 0, nil)}
+	lw := &countingLW{FakeControllerSource: src}
+	return &informers{src: src, lw: lw, informer: toolscache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, nil)}
+}
+
+// lists returns how many times the informer listed.
+func (i *informers) lists() int32 { return i.lw.lists.Load() }
+
+// countingLW counts the lists of a fake list-watch source.
+type countingLW struct {
+	*fcache.FakeControllerSource
+	lists atomic.Int32
+}
+
+// List counts and lists.
+func (c *countingLW) List(o metav1.ListOptions) (runtime.Object, error) {
+	c.lists.Add(1)
+	return c.FakeControllerSource.List(o)
 }
 
 // run runs the informer until the test ends.

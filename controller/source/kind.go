@@ -26,13 +26,17 @@ type KindSource struct {
 
 	mu       sync.Mutex
 	informer cache.Informer
-	started  bool
+	run      *kindRun // the latest Start's; nil before Start
+}
 
+// kindRun is one Start of a KindSource, until its ctx ends.
+type kindRun struct {
+	ctx context.Context
 	// ready is closed when Start has registered the handler (reg is set)
-	// or failed (startErr is set).
-	ready    chan struct{}
-	reg      toolscache.ResourceEventHandlerRegistration
-	startErr error
+	// or failed (err is set).
+	ready chan struct{}
+	reg   toolscache.ResourceEventHandlerRegistration
+	err   error
 }
 
 var (
@@ -45,7 +49,7 @@ var (
 // *unstructured.Unstructured or *metav1.PartialObjectMetadata with its
 // apiVersion and kind set.
 func Kind(c cache.Informers, obj client.Object, h handler.EventHandler, preds ...predicate.Predicate) *KindSource {
-	return &KindSource{cache: c, obj: obj, handler: h, preds: preds, kind: kindName(obj), ready: make(chan struct{})}
+	return &KindSource{cache: c, obj: obj, handler: h, preds: preds, kind: kindName(obj)}
 }
 
 // kindName names obj's kind for errors: its kind if set, else its Go type.
@@ -110,61 +114,76 @@ func (k *KindSource) getInformer(ctx context.Context) (cache.Informer, error) {
 // Start registers the event handler with the informer; the registration
 // is removed when ctx ends. If Prepare was not called, the informer is
 // obtained in the background and WaitForSync waits for it.
+//
+// Start may be called again once the ctx of the previous call has ended
+// (a controller restarted for a new leader term): the new registration is
+// handed every object the informer holds as an initial add, from its
+// store, without a new list. A call while the previous ctx is live fails
+// with ErrStarted.
 func (k *KindSource) Start(ctx context.Context, q handler.Queue) error {
 	if err := k.validate(); err != nil {
 		return err
 	}
 	k.mu.Lock()
-	if k.started {
+	if k.run != nil && k.run.ctx.Err() == nil {
 		k.mu.Unlock()
 		return fmt.Errorf("%w: %s", ErrStarted, k)
 	}
-	k.started = true
+	r := &kindRun{ctx: ctx, ready: make(chan struct{})}
+	k.run = r
 	inf := k.informer
 	k.mu.Unlock()
 
 	if inf != nil {
-		return k.register(ctx, inf, q)
+		return k.register(r, inf, q)
 	}
 	go func() {
 		inf, err := k.getInformer(ctx)
 		if err != nil {
-			k.startErr = err
-			close(k.ready)
+			r.err = err
+			close(r.ready)
 			return
 		}
-		_ = k.register(ctx, inf, q) // WaitForSync reports the error
+		_ = k.register(r, inf, q) // WaitForSync reports the error
 	}()
 	return nil
 }
 
-// register adds the handler and closes ready; its error is also kept for
-// WaitForSync.
-func (k *KindSource) register(ctx context.Context, inf cache.Informer, q handler.Queue) error {
-	defer close(k.ready)
-	reg, err := inf.AddEventHandler(&eventHandler{ctx: ctx, queue: q, handler: k.handler, preds: k.preds, kind: k.kind})
+// register adds the handler for run r and closes r.ready; its error is
+// also kept for WaitForSync.
+func (k *KindSource) register(r *kindRun, inf cache.Informer, q handler.Queue) error {
+	defer close(r.ready)
+	reg, err := inf.AddEventHandler(&eventHandler{ctx: r.ctx, queue: q, handler: k.handler, preds: k.preds, kind: k.kind})
 	if err != nil {
-		k.startErr = fmt.Errorf("source: add event handler for %s: %w", k, err)
-		return k.startErr
+		r.err = fmt.Errorf("source: add event handler for %s: %w", k, err)
+		return r.err
 	}
-	k.reg = reg
-	context.AfterFunc(ctx, func() { _ = inf.RemoveEventHandler(reg) })
+	r.reg = reg
+	context.AfterFunc(r.ctx, func() { _ = inf.RemoveEventHandler(reg) })
 	return nil
 }
 
-// WaitForSync waits until the handler has been handed every object of the
-// informer's initial list. When ctx ends first it returns an error naming
-// the kind and, if the cache knows it, why the kind did not sync.
+// WaitForSync waits until the handler of the latest Start has been handed
+// every object of the informer's initial list (or, after a restart, of its
+// store). When ctx ends first it returns an error naming the kind and, if
+// the cache knows it, why the kind did not sync.
 func (k *KindSource) WaitForSync(ctx context.Context) error {
+	k.mu.Lock()
+	r := k.run
+	k.mu.Unlock()
+	if r == nil { // not started: nothing will sync
+		<-ctx.Done()
+		return k.syncError(ctx)
+	}
 	select {
-	case <-k.ready:
+	case <-r.ready:
 	case <-ctx.Done():
 		return k.syncError(ctx)
 	}
-	if k.startErr != nil {
-		return k.startErr
+	if r.err != nil {
+		return r.err
 	}
-	if checker := k.reg.HasSyncedChecker(); checker != nil {
+	if checker := r.reg.HasSyncedChecker(); checker != nil {
 		select {
 		case <-checker.Done():
 			return nil
@@ -172,7 +191,7 @@ func (k *KindSource) WaitForSync(ctx context.Context) error {
 			return k.syncError(ctx)
 		}
 	}
-	return k.pollSynced(ctx)
+	return k.pollSynced(ctx, r.reg)
 }
 
 // syncError reports that the kind did not sync before ctx ended.
@@ -190,10 +209,10 @@ const pollInterval = 100 * time.Millisecond
 
 // pollSynced polls the registration's HasSynced until it is true or ctx
 // ends; it serves informers whose registration offers no DoneChecker.
-func (k *KindSource) pollSynced(ctx context.Context) error {
+func (k *KindSource) pollSynced(ctx context.Context, reg toolscache.ResourceEventHandlerRegistration) error {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
-	for !k.reg.HasSynced() {
+	for !reg.HasSynced() {
 		select {
 		case <-t.C:
 		case <-ctx.Done():

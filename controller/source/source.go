@@ -12,7 +12,12 @@ import (
 // Source is a stream of events that a controller watches.
 type Source interface {
 	// Start begins delivering events to q until ctx ends. It must not
-	// block; it is called once.
+	// block. A controller calls it once per run: again, with a new q, only
+	// after the ctx of the previous call ended (a manager with
+	// LeaderElectionRecampaign restarts its controllers each leader term).
+	// Kind, WaitForCRD, Channel and Func sources accept that; a source that
+	// cannot be started again returns an error, and the controller's Start
+	// fails with it.
 	Start(ctx context.Context, q handler.Queue) error
 	// WaitForSync blocks until the source has delivered its initial state,
 	// or ctx ends, in which case it returns an error.
@@ -26,8 +31,8 @@ type Preparer interface {
 	Prepare(ctx context.Context) error
 }
 
-// ErrStarted is returned (wrapped) by Start when a source is started a
-// second time.
+// ErrStarted is returned (wrapped) by Start when a source is started again
+// while the ctx of its previous Start is live.
 var ErrStarted = errors.New("source: already started")
 
 // Func is a Source made of a function, called by Start. It must not block;
@@ -49,7 +54,8 @@ type ChannelSource struct {
 	handler handler.EventHandler
 	preds   []predicate.Predicate
 
-	once sync.Once
+	mu  sync.Mutex
+	ctx context.Context // the latest Start's; nil before Start
 }
 
 var _ Source = (*ChannelSource)(nil)
@@ -75,7 +81,9 @@ func Channel(ch <-chan handler.GenericEvent, h handler.EventHandler, opts ...Cha
 	return c
 }
 
-// Start starts the goroutine that receives from the channel.
+// Start starts the goroutine that receives from the channel until ctx
+// ends. It may be called again once that ctx has ended; values sent while
+// no Start runs wait in the channel.
 func (c *ChannelSource) Start(ctx context.Context, q handler.Queue) error {
 	if c.ch == nil {
 		return errors.New("source: Channel has a nil channel")
@@ -83,11 +91,13 @@ func (c *ChannelSource) Start(ctx context.Context, q handler.Queue) error {
 	if c.handler == nil {
 		return errors.New("source: Channel has a nil handler")
 	}
-	started := false
-	c.once.Do(func() { started = true })
-	if !started {
+	c.mu.Lock()
+	if c.ctx != nil && c.ctx.Err() == nil {
+		c.mu.Unlock()
 		return ErrStarted
 	}
+	c.ctx = ctx
+	c.mu.Unlock()
 	go c.run(ctx, q)
 	return nil
 }
