@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -25,6 +26,8 @@ import (
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/controller/builder"
 	"github.com/kubeloop/kubeloop/envtest"
+	"github.com/kubeloop/kubeloop/handler"
+	"github.com/kubeloop/kubeloop/handler/predicate"
 	"github.com/kubeloop/kubeloop/manager"
 	"github.com/kubeloop/kubeloop/reconcile"
 )
@@ -195,6 +198,29 @@ func TestWaitForCRDFollowsTheCRD(t *testing.T) {
 		Build(r)
 	require.NoError(t, err, "WaitForCRD: an uninstalled kind does not fail Build")
 
+	// A second controller reconciles ConfigMaps and Watches Widgets (the
+	// same informer as the first's For), mapping each to the ConfigMap of
+	// its name: its own Requests are never dropped while Widgets wait.
+	var cmMu sync.Mutex
+	cmSeen := map[string]int{}
+	toConfigMap := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: "cm-" + obj.GetName()}}}
+	})
+	watcher, err := builder.ControllerManagedBy(mgr).
+		For(&corev1.ConfigMap{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == ns }))).
+		Watches(widget(group, "", ""), toConfigMap, builder.WaitForCRD).
+		Named(name + "-watcher").
+		Build(reconcile.Func(func(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
+			cmMu.Lock()
+			cmSeen[req.Name]++
+			cmMu.Unlock()
+			return reconcile.Result{}, nil
+		}))
+	require.NoError(t, err)
+	cmSeenOf := func(n string) func() bool {
+		return func() bool { cmMu.Lock(); defer cmMu.Unlock(); return cmSeen[n] > 0 }
+	}
+
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
@@ -222,12 +248,17 @@ func TestWaitForCRDFollowsTheCRD(t *testing.T) {
 	assert.False(t, holdsKind(mgr.GetCache(), group, "Widget"), "no informer while the CRD is absent")
 	assert.True(t, holdsKind(mgr.GetCache(), "apiextensions.k8s.io", "CustomResourceDefinition"))
 	assert.NoError(t, mgr.GetCache().Healthy())
+	assert.Equal(t, []string{kind}, watcher.WaitingKinds())
+	require.NoError(t, live.Create(t.Context(), configMap(ns, "plain")))
+	require.Eventually(t, cmSeenOf("plain"), wait, 20*time.Millisecond, "a Watches kind that waits drops nothing of the For kind")
 
 	for round, obj := range []string{"first", "second"} {
 		// Installed: the informer starts and objects are reconciled.
 		require.NoError(t, applyCRD(t, widgetCRD(group)), "round %d", round)
 		require.NoError(t, live.Create(t.Context(), widget(group, ns, obj)))
 		require.Eventually(t, seen(obj), wait, 20*time.Millisecond, "round %d: %s reconciled", round, obj)
+		require.Eventually(t, cmSeenOf("cm-"+obj), wait, 20*time.Millisecond, "round %d: %s mapped by the watcher", round, obj)
+		assert.Empty(t, watcher.WaitingKinds())
 		require.Eventually(t, servedReported, wait, 50*time.Millisecond, "round %d: served reported", round)
 		assert.Empty(t, ctrl.WaitingKinds())
 		assert.True(t, holdsKind(mgr.GetCache(), group, "Widget"))
@@ -236,6 +267,7 @@ func TestWaitForCRDFollowsTheCRD(t *testing.T) {
 		deleteCRD(t, live, "widgets."+group)
 		require.Eventually(t, waitingReported, wait, 50*time.Millisecond, "round %d: waiting again", round)
 		assert.Equal(t, []string{kind}, ctrl.WaitingKinds())
+		require.Eventually(t, func() bool { return len(watcher.WaitingKinds()) == 1 }, wait, 20*time.Millisecond, "round %d: the watcher waits too", round)
 		assert.False(t, holdsKind(mgr.GetCache(), group, "Widget"), "round %d: informer removed", round)
 		assert.NoError(t, mgr.GetCache().Healthy(), "round %d: the removed kind is not failing", round)
 	}
