@@ -105,4 +105,9 @@ fi
 } >"$out/machine.txt"
 
 "$out/benchreport" -o "$root/BENCHMARKS.md" -machine "$out/machine.txt" -commands "$cmds" "${args[@]}"
+# The sharding benchmarks run on their own (make bench-sharding, a real
+# control plane); their last report is kept beside and appended here.
+if [[ -f "$root/BENCHMARKS-sharding.md" ]]; then
+	{ echo; cat "$root/BENCHMARKS-sharding.md"; } >>"$root/BENCHMARKS.md"
+fi
 log "wrote $root/BENCHMARKS.md (raw results in $out)"
