@@ -92,7 +92,7 @@ type nsInformer struct {
 func (n *nsInformer) err() error { return n.health.err() }
 
 // newNSInformer builds the informer of e's kind in namespace ns ("" for
-// all), with the namespace index, the transform and health tracking.
+// all), with the transform and health tracking.
 func (e *entry) newNSInformer(f listWatchFactory, ns string, kc kindConfig, transform storeTransform, scheme *runtime.Scheme) (*nsInformer, error) {
 	lw, err := f.listWatch(e.key, e.mapping, ns, kc)
 	if err != nil {
@@ -111,7 +111,6 @@ func (e *entry) newNSInformer(f listWatchFactory, ns string, kc kindConfig, tran
 		description: kinds.String(e.key.gvk),
 		resync:      kc.resync,
 		transform:   transform,
-		indexers:    toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc},
 		onWatchErr: func(ctx context.Context, _ *toolscache.Reflector, err error) {
 			ni.health.reflectorFailed(ctx, err)
 		},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
 
+	"github.com/kubeloop/kubeloop/cache/internal/store"
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/internal/kinds"
 )
@@ -82,32 +84,27 @@ func (c *InformerCache) List(ctx context.Context, list client.ObjectList, opts .
 		noCopy = *lo.UnsafeDisableDeepCopy
 	}
 	var out []runtime.Object
+	full := false
 	for _, ni := range infs {
-		items, err := q.lookup(ni, ns)
+		f, err := q.resolve(ni.inf.store, ns)
 		if err != nil {
 			return fail(err)
 		}
-		if out == nil {
-			out = make([]runtime.Object, 0, len(items))
-		}
-		for _, item := range items {
-			obj, ok := item.(client.Object)
-			if !ok {
-				continue
+		// Filter under the store's read lock; copy after it.
+		f.each(ni.inf.store, ns, func(obj client.Object) bool {
+			if matchesLabels(lo.LabelSelector, obj) && f.matches(obj) {
+				out = append(out, obj)
+				full = lo.Limit > 0 && int64(len(out)) >= lo.Limit
 			}
-			if !matchesLabels(lo.LabelSelector, obj) || !q.matches(ni, obj) {
-				continue
-			}
-			if !noCopy {
-				obj = obj.DeepCopyObject().(client.Object)
-			}
-			out = append(out, obj)
-			if lo.Limit > 0 && int64(len(out)) >= lo.Limit {
-				break
-			}
-		}
-		if lo.Limit > 0 && int64(len(out)) >= lo.Limit {
+			return !full
+		})
+		if full {
 			break
+		}
+	}
+	if !noCopy {
+		for i, obj := range out {
+			out[i] = obj.DeepCopyObject()
 		}
 	}
 	if err := meta.SetList(list, out); err != nil {
@@ -137,7 +134,6 @@ func matchesLabels(sel labels.Selector, obj client.Object) bool {
 // fieldQuery is a parsed field selector: exact matches only.
 type fieldQuery struct {
 	namespace *string              // metadata.namespace=x
-	name      *string              // metadata.name=x, unless indexed
 	fields    []fields.Requirement // other exact matches
 }
 
@@ -161,59 +157,71 @@ func parseFieldSelector(sel fields.Selector) (fieldQuery, error) {
 	return q, nil
 }
 
-// lookup returns the candidate objects of ni in namespace ns ("" for all):
-// from the first indexed field requirement's index, else the namespace
-// index, else everything.
-func (q fieldQuery) lookup(ni *nsInformer, ns string) ([]any, error) {
-	idx := ni.inf.GetIndexer()
-	indexers := idx.GetIndexers()
-	for _, r := range q.fields {
-		if _, ok := indexers[fieldIndexName(r.Field)]; ok {
-			return idx.ByIndex(fieldIndexName(r.Field), indexKey(ns, r.Value))
-		}
-	}
-	for _, r := range q.fields {
-		if r.Field != "metadata.name" {
-			return nil, fmt.Errorf("%w: no index for field %q; add one with IndexField", ErrUnsupportedSelector, r.Field)
-		}
-	}
-	if ns != "" && ni.namespace == "" {
-		return idx.ByIndex("namespace", ns)
-	}
-	return idx.List(), nil
+// fieldFilter is a fieldQuery resolved against one store's indexes, once
+// per List: the index lookup that yields the candidates, if any, and the
+// checks every candidate must pass.
+type fieldFilter struct {
+	index, value string // the lookup; index "" walks the namespace
+	namespace    *string
+	checks       []fieldCheck
 }
 
-// matches checks every field requirement against obj (the one used for
-// the lookup passes trivially).
-func (q fieldQuery) matches(ni *nsInformer, obj client.Object) bool {
-	if q.namespace != nil && obj.GetNamespace() != *q.namespace {
+// fieldCheck is one requirement a candidate must meet: an index of the
+// field must file it under want, or (fn nil) its name must be want.
+type fieldCheck struct {
+	fn   store.IndexFunc
+	want string
+}
+
+// resolve finds the index of every field requirement in st; the first
+// indexed one is the lookup, in namespace ns ("" for all). A field that is
+// neither indexed nor metadata.name is an error.
+func (q fieldQuery) resolve(st *store.Store, ns string) (fieldFilter, error) {
+	f := fieldFilter{namespace: q.namespace}
+	for _, r := range q.fields {
+		fn, ok := st.IndexFunc(fieldIndexName(r.Field))
+		switch {
+		case ok && f.index == "":
+			f.index, f.value = fieldIndexName(r.Field), indexKey(ns, r.Value)
+		case ok:
+			f.checks = append(f.checks, fieldCheck{fn: fn, want: indexKey("", r.Value)})
+		case r.Field == "metadata.name":
+			f.checks = append(f.checks, fieldCheck{want: r.Value})
+		default:
+			return f, fmt.Errorf("%w: no index for field %q; add one with IndexField", ErrUnsupportedSelector, r.Field)
+		}
+	}
+	return f, nil
+}
+
+// each calls fn with every candidate of st in namespace ns ("" for all)
+// until fn returns false: the lookup's objects, else the namespace's.
+func (f fieldFilter) each(st *store.Store, ns string, fn func(client.Object) bool) {
+	visit := func(obj any) bool {
+		o, ok := obj.(client.Object)
+		return !ok || fn(o)
+	}
+	if f.index != "" {
+		_ = st.ByIndex(f.index, f.value, visit) // resolve found the index
+		return
+	}
+	st.Each(ns, func(_ store.Key, obj any) bool { return visit(obj) })
+}
+
+// matches checks obj against the namespace and every check.
+func (f fieldFilter) matches(obj client.Object) bool {
+	if f.namespace != nil && obj.GetNamespace() != *f.namespace {
 		return false
 	}
-	if len(q.fields) == 0 {
-		return true
-	}
-	indexers := ni.inf.GetIndexer().GetIndexers()
-	for _, r := range q.fields {
-		fn, ok := indexers[fieldIndexName(r.Field)]
-		if !ok {
-			if r.Field == "metadata.name" && obj.GetName() == r.Value {
-				continue
+	for _, c := range f.checks {
+		if c.fn == nil {
+			if obj.GetName() != c.want {
+				return false
 			}
-			return false
+			continue
 		}
-		vals, err := fn(obj)
-		if err != nil {
-			return false
-		}
-		want := indexKey("", r.Value)
-		found := false
-		for _, v := range vals {
-			if v == want {
-				found = true
-				break
-			}
-		}
-		if !found {
+		vals, err := c.fn(obj)
+		if err != nil || !slices.Contains(vals, c.want) {
 			return false
 		}
 	}

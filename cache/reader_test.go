@@ -92,6 +92,8 @@ func TestFieldIndex(t *testing.T) {
 	err = c.List(ctx, &list, client.MatchingFields{"data.other": "x"})
 	assert.ErrorIs(t, err, cache.ErrUnsupportedSelector)
 	assert.ErrorContains(t, err, "data.other")
+	err = c.List(ctx, &list, client.MatchingFields{"data.owner": "o1", "data.other": "x"})
+	assert.ErrorIs(t, err, cache.ErrUnsupportedSelector, "an unindexed field beside an indexed one")
 	err = c.List(ctx, &list, client.MatchingFieldsSelector{Selector: fields.OneTermNotEqualSelector("data.owner", "o1")})
 	assert.ErrorIs(t, err, cache.ErrUnsupportedSelector)
 	assert.ErrorContains(t, c.IndexField(ctx, &corev1.ConfigMap{}, "data.owner", func(client.Object) []string { return nil }), "conflict")

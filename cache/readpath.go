@@ -101,7 +101,7 @@ func (c *InformerCache) lookup(ctx context.Context, key client.ObjectKey, obj cl
 	if err != nil {
 		return nil, nil, e.getError(key, err)
 	}
-	item, exists := ni.inf.store().get(ns, key.Name)
+	item, exists := ni.inf.store.Get(ns, key.Name)
 	if !exists {
 		return nil, nil, e.getError(key, apierrors.NewNotFound(e.mapping.Resource.GroupResource(), key.Name))
 	}

@@ -4,7 +4,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
-	"unsafe"
+
+	"github.com/kubeloop/kubeloop/cache/internal/store"
 )
 
 // KindSize is what the cache holds of one kind, in one object shape and
@@ -71,7 +72,7 @@ func (c *InformerCache) Sizes() []KindSize {
 		base := KindSize{Group: e.key.gvk.Group, Version: e.key.gvk.Version, Kind: e.key.gvk.Kind, Shape: e.key.shape.String()}
 		n := len(out)
 		for _, ni := range e.informers {
-			out = ni.inf.store().appendSizes(out, base)
+			out = appendSizes(out, base, ni.inf.store.Samples(sizeSamplesPerNamespace, sizeSamplesPerInformer))
 		}
 		if len(out) == n {
 			out = append(out, base)
@@ -84,63 +85,28 @@ func (c *InformerCache) Sizes() []KindSize {
 	return out
 }
 
-// nsSample is the count and the sampled objects of one namespace.
-type nsSample struct {
-	namespace string
-	count     int
-	objs      []any
-}
-
-// appendSizes appends one KindSize per namespace of s, on base, to out.
-func (s *objectStore) appendSizes(out []KindSize, base KindSize) []KindSize {
-	samples := s.sample()
+// appendSizes appends one KindSize per namespace of samples, on base, to
+// out. The objects are encoded here, outside the store's lock.
+func appendSizes(out []KindSize, base KindSize, samples []store.Sample) []KindSize {
 	var sum, measured int64
 	sizes := make([]int64, len(samples))
 	for i, ns := range samples {
-		for _, obj := range ns.objs {
+		for _, obj := range ns.Objects {
 			sizes[i] += jsonSize(obj)
 		}
 		sum += sizes[i]
-		measured += int64(len(ns.objs))
+		measured += int64(len(ns.Objects))
 	}
 	for i, ns := range samples {
 		ks := base
-		ks.Namespace, ks.Objects = ns.namespace, ns.count
+		ks.Namespace, ks.Objects = ns.Namespace, ns.Count
 		switch {
-		case len(ns.objs) > 0:
-			ks.Bytes = sizes[i] * int64(ns.count) / int64(len(ns.objs))
+		case len(ns.Objects) > 0:
+			ks.Bytes = sizes[i] * int64(ns.Count) / int64(len(ns.Objects))
 		case measured > 0: // past the informer's budget
-			ks.Bytes = sum * int64(ns.count) / measured
+			ks.Bytes = sum * int64(ns.Count) / measured
 		}
 		out = append(out, ks)
-	}
-	return out
-}
-
-// sample counts the objects of each namespace and picks the objects to
-// measure, under the read lock. Stored objects are never modified (a
-// change stores a new object), so they may be encoded after the lock is
-// released.
-func (s *objectStore) sample() []nsSample {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]nsSample, 0, len(s.byNS))
-	budget := sizeSamplesPerInformer
-	for ns, objs := range s.byNS {
-		n := objs.len()
-		if n == 0 {
-			continue
-		}
-		k := min(n, sizeSamplesPerNamespace, budget)
-		budget -= k
-		sm := nsSample{namespace: ns, count: n, objs: make([]any, 0, k)}
-		if k > 0 {
-			objs.each(func(_ string, p unsafe.Pointer) bool {
-				sm.objs = append(sm.objs, s.object(p))
-				return len(sm.objs) < k
-			})
-		}
-		out = append(out, sm)
 	}
 	return out
 }

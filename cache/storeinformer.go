@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/kubeloop/kubeloop/cache/internal/store"
 )
 
 // storeInformer is the informer of one kind (in one namespace, or all).
@@ -30,7 +33,7 @@ import (
 // calling the handlers all happen under one lock, so the handler sees
 // every object exactly once before its first update or delete.
 type storeInformer struct {
-	indexer   *objectStore
+	store     *store.Store
 	ctrl      toolscache.Controller
 	feed      *feed
 	transform storeTransform // nil: none
@@ -46,13 +49,12 @@ type storeInformerOptions struct {
 	description string         // the kind, for client-go's logs
 	resync      time.Duration  // zero: none
 	transform   storeTransform // nil: none; runs under the informer's lock
-	indexers    toolscache.Indexers
 	onWatchErr  toolscache.WatchErrorHandlerWithContext
 }
 
 func newStoreInformer(lw toolscache.ListerWatcher, example runtime.Object, o storeInformerOptions) *storeInformer {
 	s := &storeInformer{
-		indexer:   newObjectStore(o.indexers),
+		store:     store.New(),
 		transform: o.transform,
 	}
 	s.feed = &feed{s: s, description: o.description, synced: make(chan struct{}), closed: make(chan struct{})}
@@ -92,11 +94,11 @@ func (s *storeInformer) upsert(obj any, isInInitialList bool) error {
 	if err != nil {
 		return err
 	}
-	old, exists := s.indexer.get(k.namespace, k.name)
+	old, exists := s.store.Get(k.Namespace, k.Name)
 	if obj, err = s.transformed(k, obj, old); err != nil {
 		return err
 	}
-	if err := s.indexer.put(k, obj); err != nil {
+	if err := s.store.Put(k, obj); err != nil {
 		return err
 	}
 	if exists {
@@ -119,12 +121,12 @@ func (s *storeInformer) remove(obj any) error {
 		return err
 	}
 	if _, tombstone := obj.(toolscache.DeletedFinalStateUnknown); !tombstone {
-		old, _ := s.indexer.get(k.namespace, k.name)
+		old, _ := s.store.Get(k.Namespace, k.Name)
 		if obj, err = s.transformed(k, obj, old); err != nil {
 			return err
 		}
 	}
-	if err := s.indexer.deleteKey(k); err != nil {
+	if err := s.store.Delete(k); err != nil {
 		return err
 	}
 	for _, r := range s.handlers {
@@ -136,7 +138,7 @@ func (s *storeInformer) remove(obj any) error {
 // transformed returns obj, keyed k, after the transform; prev is the
 // version stored under k, nil if none. A transform must not rename the
 // object.
-func (s *storeInformer) transformed(k objectKey, obj, prev any) (any, error) {
+func (s *storeInformer) transformed(k store.Key, obj, prev any) (any, error) {
 	if s.transform == nil {
 		return obj, nil
 	}
@@ -201,8 +203,8 @@ func (f *feed) Replace(list []any, rv string) error {
 	f.s.mu.Lock()
 	defer f.s.mu.Unlock()
 	var errs []error
-	if f.s.indexer.len() > 0 {
-		listed := make(map[objectKey]struct{}, len(list))
+	if f.s.store.Len() > 0 {
+		listed := make(map[store.Key]struct{}, len(list))
 		for _, obj := range list {
 			k, err := keyOf(obj)
 			if err != nil {
@@ -211,7 +213,7 @@ func (f *feed) Replace(list []any, rv string) error {
 			listed[k] = struct{}{}
 		}
 		var gone []toolscache.DeletedFinalStateUnknown
-		f.s.indexer.each(func(k objectKey, obj any) bool {
+		f.s.store.Each("", func(k store.Key, obj any) bool {
 			if _, ok := listed[k]; !ok {
 				gone = append(gone, toolscache.DeletedFinalStateUnknown{Key: k.String(), Obj: obj})
 			}
@@ -241,7 +243,7 @@ func (f *feed) Resync() error {
 	if len(f.s.handlers) == 0 {
 		return nil
 	}
-	for _, obj := range f.s.indexer.List() {
+	for _, obj := range objects(f.s.store) {
 		for _, r := range f.s.handlers {
 			r.handler.OnUpdate(obj, obj)
 		}
@@ -300,7 +302,7 @@ func (s *storeInformer) AddEventHandler(handler toolscache.ResourceEventHandler)
 	if s.stopped.Load() {
 		return nil, errors.New("cache: AddEventHandler: the informer has stopped")
 	}
-	for _, obj := range s.indexer.List() {
+	for _, obj := range objects(s.store) {
 		handler.OnAdd(obj, true)
 	}
 	r := &storeRegistration{handler: handler, informer: s}
@@ -326,14 +328,12 @@ func (s *storeInformer) AddIndexers(indexers toolscache.Indexers) error {
 	if s.stopped.Load() {
 		return errors.New("cache: AddIndexers: the informer has stopped")
 	}
-	return s.indexer.AddIndexers(indexers)
+	fns := make(map[string]store.IndexFunc, len(indexers))
+	for name, fn := range indexers {
+		fns[name] = store.IndexFunc(fn)
+	}
+	return s.store.AddIndexes(fns)
 }
-
-// GetIndexer returns the store.
-func (s *storeInformer) GetIndexer() toolscache.Indexer { return s.indexer }
-
-// store returns the store, for the cache's own reads.
-func (s *storeInformer) store() *objectStore { return s.indexer }
 
 // HasSynced reports whether the initial list has been applied and
 // dispatched.
@@ -361,4 +361,36 @@ func (r *storeRegistration) HasSynced() bool { return r.informer.HasSynced() }
 // is true.
 func (r *storeRegistration) HasSyncedChecker() toolscache.DoneChecker {
 	return r.informer.HasSyncedChecker()
+}
+
+// objects returns every object of st, for handlers to be called outside
+// its lock (a handler may read the cache).
+func objects(st *store.Store) []any {
+	out := make([]any, 0, st.Len())
+	st.Each("", func(_ store.Key, obj any) bool {
+		out = append(out, obj)
+		return true
+	})
+	return out
+}
+
+// keyOf returns the key of obj, which may be a DeletedFinalStateUnknown.
+func keyOf(obj any) (store.Key, error) {
+	if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		return parseKey(d.Key)
+	}
+	return store.KeyOf(obj)
+}
+
+// parseKey parses a key in client-go's form, as
+// toolscache.SplitMetaNamespaceKey does but without allocating.
+func parseKey(key string) (store.Key, error) {
+	ns, name, found := strings.Cut(key, "/")
+	if !found {
+		return store.Key{Name: key}, nil
+	}
+	if strings.Contains(name, "/") {
+		return store.Key{}, fmt.Errorf("cache: unexpected key format: %q", key)
+	}
+	return store.Key{Namespace: ns, Name: name}, nil
 }

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	fcache "k8s.io/client-go/tools/cache/testing"
+
+	"github.com/kubeloop/kubeloop/cache/internal/store"
 )
 
 // recordingHandler keeps, per key, the last object it was told about, and
@@ -74,7 +76,7 @@ func (h *recordingHandler) snapshot() (map[string]string, int, []string) {
 
 func storeView(s *storeInformer) map[string]string {
 	m := map[string]string{}
-	for _, obj := range s.GetIndexer().List() {
+	for _, obj := range objects(s.store) {
 		cm := obj.(*corev1.ConfigMap)
 		m[cm.Name] = cm.ResourceVersion
 	}
@@ -137,8 +139,8 @@ func TestStoreInformerHandlers(t *testing.T) {
 	require.NoError(t, s.AddIndexers(toolscache.Indexers{"name": func(obj any) ([]string, error) {
 		return []string{obj.(*corev1.ConfigMap).Name}, nil
 	}}))
-	byName, err := s.GetIndexer().ByIndex("name", "cm-9")
-	require.NoError(t, err)
+	var byName []any
+	require.NoError(t, s.store.ByIndex("name", "cm-9", func(obj any) bool { byName = append(byName, obj); return true }))
 	assert.Len(t, byName, 1, "an index added late covers the stored objects")
 
 	cancel()
@@ -304,7 +306,7 @@ func TestFeed(t *testing.T) {
 
 	assert.Equal(t, 7, transformed, "every object the reflector hands over is transformed once")
 	assert.Equal(t, []string{"a@1", "b@1", "a@2"}, prevs, "the transform is given the stored version")
-	for _, obj := range s.GetIndexer().List() {
+	for _, obj := range objects(s.store) {
 		assert.Nil(t, obj.(*corev1.ConfigMap).ManagedFields, "stored objects are the transformed ones")
 	}
 
@@ -325,12 +327,30 @@ func TestFeedTransformError(t *testing.T) {
 	})
 	assert.ErrorIs(t, s.feed.Add(cmNamed("a")), boom)
 	assert.ErrorIs(t, s.feed.Replace([]any{cmNamed("a")}, "1"), boom)
-	assert.Empty(t, s.GetIndexer().List())
+	assert.Empty(t, objects(s.store))
 
 	renaming := newStoreInformer(nil, &corev1.ConfigMap{}, storeInformerOptions{
 		description: "v1 ConfigMap",
 		transform:   func(any, any) (any, error) { return cmNamed("other"), nil },
 	})
 	assert.ErrorContains(t, renaming.feed.Add(cmNamed("a")), "transform of ns/a returned *v1.ConfigMap named ns/other")
-	assert.Empty(t, renaming.GetIndexer().List())
+	assert.Empty(t, objects(renaming.store))
+}
+
+// TestParseKey parses tombstone keys as client-go's SplitMetaNamespaceKey
+// does.
+func TestParseKey(t *testing.T) {
+	for _, key := range []string{"", "a", "ns/a", "/a", "ns/", "a/b/c", "//"} {
+		ns, name, err := toolscache.SplitMetaNamespaceKey(key)
+		k, kerr := parseKey(key)
+		if err != nil {
+			assert.Error(t, kerr, key)
+			continue
+		}
+		require.NoError(t, kerr, key)
+		assert.Equal(t, store.Key{Namespace: ns, Name: name}, k, key)
+		if key != "" && key[0] != '/' {
+			assert.Equal(t, key, k.String(), "round trip")
+		}
+	}
 }

@@ -6,11 +6,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 	corev1 "k8s.io/api/core/v1"
-	toolscache "k8s.io/client-go/tools/cache"
 
 	klclient "github.com/kubeloop/kubeloop/client"
 )
@@ -19,19 +17,20 @@ import (
 // parts, on kubeloop's synced ConfigMap cache and in the same scattered key
 // order (ns/op per read; each case fills the same typed ConfigMap):
 //
-//   - prebuilt_key: the store's GetByKey (client-go's Indexer interface)
-//     with "namespace/name" strings built before the timer starts, then
-//     the struct copy.
-//   - built_key: the same, building the key in a reused buffer per read.
+//   - get_shared: kubeloop's client.GetShared, which returns the cached
+//     object without copying.
+//   - get: kubeloop's Get with UnsafeDisableDeepCopy (get_shared plus the
+//     struct copy).
 //   - nsname_map: one Go map of all the objects keyed by the namespace
 //     and name strings themselves under a RWMutex, then the struct copy: a
 //     bare lookup for comparison (the store keeps one table per namespace).
-//   - prebuilt_key_ptr, nsname_map_ptr: the same lookups without the
-//     struct copy.
+//   - nsname_map_ptr: the same lookup without the struct copy.
 //   - copy_only: the struct copy alone, from pointers found beforehand.
-//   - get: kubeloop's Get with UnsafeDisableDeepCopy.
-//   - get_shared: kubeloop's client.GetShared, which returns the cached
-//     object without copying.
+//
+// The store's table of objects by name is a hand-written hash table
+// (cache/internal/store/table.go); built with -tags kubeloop_maptable it is
+// a plain Go map instead, so running this benchmark with and without the
+// tag shows what the table buys on get and get_shared.
 //
 // cpu-ns/op is the benchmark goroutine's own CPU time per read (it is
 // locked to its thread), which other processes on a shared machine disturb
@@ -41,54 +40,29 @@ func BenchmarkStoreFloor(b *testing.B) {
 	ks := keys()
 	c := readCache(b, impls[0]).(kubeloopCache)
 	ctx := context.Background()
-	inf, err := c.c.GetInformer(ctx, &corev1.ConfigMap{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	store := inf.(interface{ GetIndexer() toolscache.Indexer }).GetIndexer()
 	type nsName struct{ ns, name string }
-	prebuilt := make([]string, len(ks))
 	byName := make(map[nsName]any, len(ks))
-	for i, k := range ks {
-		prebuilt[i] = k.Namespace + "/" + k.Name
-		obj, ok, err := store.GetByKey(prebuilt[i])
-		if err != nil || !ok {
-			b.Fatalf("%s: %v %v", prebuilt[i], ok, err)
-		}
-		o := obj.(*corev1.ConfigMap)
-		byName[nsName{o.Namespace, o.Name}] = obj
-	}
 	ptrs := make([]*corev1.ConfigMap, len(ks))
-	for i := range ks {
-		obj, _, _ := store.GetByKey(prebuilt[i])
-		ptrs[i] = obj.(*corev1.ConfigMap)
+	for i, k := range ks {
+		obj, err := klclient.GetShared[*corev1.ConfigMap](ctx, c.c, k)
+		if err != nil {
+			b.Fatalf("%s: %v", k, err)
+		}
+		byName[nsName{obj.Namespace, obj.Name}] = obj
+		ptrs[i] = obj
 	}
 	var sink *corev1.ConfigMap
 	var mu sync.RWMutex
 	var cm corev1.ConfigMap
-	buf := make([]byte, 0, 128)
 	cases := []struct {
 		name string
 		read func(i int)
 	}{
-		{"prebuilt_key", func(i int) {
-			obj, _, _ := store.GetByKey(prebuilt[i])
-			cm = *obj.(*corev1.ConfigMap)
-		}},
-		{"built_key", func(i int) {
-			buf = append(append(append(buf[:0], ks[i].Namespace...), '/'), ks[i].Name...)
-			obj, _, _ := store.GetByKey(unsafe.String(unsafe.SliceData(buf), len(buf)))
-			cm = *obj.(*corev1.ConfigMap)
-		}},
 		{"nsname_map", func(i int) {
 			mu.RLock()
 			obj := byName[nsName{ks[i].Namespace, ks[i].Name}]
 			mu.RUnlock()
 			cm = *obj.(*corev1.ConfigMap)
-		}},
-		{"prebuilt_key_ptr", func(i int) {
-			obj, _, _ := store.GetByKey(prebuilt[i])
-			sink = obj.(*corev1.ConfigMap)
 		}},
 		{"nsname_map_ptr", func(i int) {
 			mu.RLock()

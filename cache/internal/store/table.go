@@ -1,4 +1,6 @@
-package cache
+//go:build !kubeloop_maptable
+
+package store
 
 import (
 	"encoding/binary"
@@ -30,7 +32,7 @@ import (
 // short, when the table is mostly empty, or when most of the name bytes
 // are garbage, so memory stays proportional to the live objects.
 //
-// A nameTable is not safe for concurrent use; objectStore guards it.
+// A nameTable is not safe for concurrent use; Store guards it.
 type nameTable struct {
 	seed    maphash.Seed
 	groups  []nameGroup

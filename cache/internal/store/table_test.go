@@ -1,4 +1,6 @@
-package cache
+//go:build !kubeloop_maptable
+
+package store
 
 import (
 	"hash/maphash"

@@ -1,0 +1,329 @@
+// Package store holds the objects of one informer: by namespace and name,
+// with secondary indexes. It is the cache's only store: Get reads it by
+// namespace and name, List walks a namespace (or everything) or an index.
+//
+// Why not client-go's Indexer: it keys objects by a "namespace/name"
+// string built and kept for every object, and keeps the namespace index as
+// a second map of those keys. Here the objects sit in one table per
+// namespace, so a Get builds no key (see nameTable), and the namespace
+// index costs nothing: it is the per-namespace table itself. Other indexes
+// are kept as client-go keeps them: index value to keys.
+package store
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"reflect"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Key names an object in a Store: its namespace ("" when cluster-scoped)
+// and name.
+type Key struct{ Namespace, Name string }
+
+// String returns the key in client-go's form: "namespace/name", or "name".
+func (k Key) String() string {
+	if k.Namespace == "" {
+		return k.Name
+	}
+	return k.Namespace + "/" + k.Name
+}
+
+// KeyOf returns the key of an object with metadata.
+func KeyOf(obj any) (Key, error) {
+	if o, ok := obj.(metav1.Object); ok {
+		return Key{o.GetNamespace(), o.GetName()}, nil
+	}
+	o, err := meta.Accessor(obj)
+	if err != nil {
+		return Key{}, fmt.Errorf("cache: object %T has no metadata: %w", obj, err)
+	}
+	return Key{o.GetNamespace(), o.GetName()}, nil
+}
+
+// IndexFunc returns the values under which an index files obj, as
+// client-go's IndexFunc does.
+type IndexFunc func(obj any) ([]string, error)
+
+// Store is the objects of one informer. Every object is a non-nil pointer
+// of one Go type, the first one stored. It is safe for concurrent use; the
+// functions Each and ByIndex call run under its read lock and must not
+// call back into it.
+type Store struct {
+	mu       sync.RWMutex
+	typ      reflect.Type // the pointer type of every object, from the first stored
+	elem     reflect.Type // typ's element type
+	seed     maphash.Seed
+	byNS     map[string]*nameTable // namespace ("" when cluster-scoped) -> objects by name
+	count    int
+	indexers map[string]IndexFunc
+	indices  map[string]map[string]map[Key]struct{} // index -> value -> keys
+}
+
+// New returns an empty store without indexes.
+func New() *Store {
+	return &Store{
+		seed:     maphash.MakeSeed(),
+		byNS:     map[string]*nameTable{},
+		indexers: map[string]IndexFunc{},
+		indices:  map[string]map[string]map[Key]struct{}{},
+	}
+}
+
+// Get returns the object named by namespace and name.
+func (s *Store) Get(namespace, name string) (any, bool) {
+	s.mu.RLock()
+	p, ok := s.byNS[namespace].get(name)
+	s.mu.RUnlock()
+	if !ok {
+		return nil, false
+	}
+	return s.object(p), true
+}
+
+// Len returns the number of objects.
+func (s *Store) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.count
+}
+
+// Put stores obj under k, replacing the object stored there. An index
+// function's error is returned after obj is stored, as client-go's Indexer
+// does, and leaves that index without obj's new values.
+func (s *Store) Put(k Key, obj any) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pointer(obj)
+	if err != nil {
+		return err
+	}
+	objs := s.byNS[k.Namespace]
+	if objs == nil {
+		objs = newNameTable(s.seed, 1)
+		s.byNS[k.Namespace] = objs
+	}
+	oldP, existed := objs.put(k.Name, p)
+	var old any
+	if existed {
+		old = s.object(oldP)
+	} else {
+		s.count++
+	}
+	return s.updateIndices(k, old, obj)
+}
+
+// Delete removes the object stored under k, if any. An index function's
+// error is returned after the object is removed.
+func (s *Store) Delete(k Key) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	objs := s.byNS[k.Namespace]
+	if objs == nil {
+		return nil
+	}
+	oldP, ok := objs.delete(k.Name)
+	if !ok {
+		return nil
+	}
+	if objs.len() == 0 {
+		delete(s.byNS, k.Namespace)
+	}
+	s.count--
+	return s.updateIndices(k, s.object(oldP), nil)
+}
+
+// Each calls f for every object of namespace ("" for every object) until
+// f returns false. f must not keep k.Name, which shares the table's bytes.
+func (s *Store) Each(namespace string, f func(k Key, obj any) bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if namespace != "" {
+		s.eachIn(namespace, s.byNS[namespace], f)
+		return
+	}
+	for ns, objs := range s.byNS {
+		if !s.eachIn(ns, objs, f) {
+			return
+		}
+	}
+}
+
+// eachIn calls f for every object of objs, which may be nil, and reports
+// whether f never returned false. The caller holds s.mu.
+func (s *Store) eachIn(ns string, objs *nameTable, f func(k Key, obj any) bool) bool {
+	if objs == nil {
+		return true
+	}
+	return objs.each(func(name string, p unsafe.Pointer) bool { return f(Key{ns, name}, s.object(p)) })
+}
+
+// ByIndex calls f for every object that index files under value, until f
+// returns false. An index that does not exist is an error.
+func (s *Store) ByIndex(index, value string, f func(obj any) bool) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	idx, ok := s.indices[index]
+	if !ok {
+		return fmt.Errorf("cache: index %q does not exist", index)
+	}
+	for k := range idx[value] {
+		if p, ok := s.byNS[k.Namespace].get(k.Name); ok && !f(s.object(p)) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// IndexFunc returns the function of index.
+func (s *Store) IndexFunc(index string) (IndexFunc, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	fn, ok := s.indexers[index]
+	return fn, ok
+}
+
+// AddIndexes adds indexes and files the stored objects under them. A name
+// already in use is an error, and then nothing is added.
+func (s *Store) AddIndexes(indexers map[string]IndexFunc) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var taken []string
+	for name := range indexers {
+		if _, ok := s.indexers[name]; ok {
+			taken = append(taken, name)
+		}
+	}
+	if len(taken) > 0 {
+		return fmt.Errorf("cache: indexer conflict: %s", strings.Join(taken, ", "))
+	}
+	var errs []error
+	for name, fn := range indexers {
+		index := map[string]map[Key]struct{}{}
+		for _, objs := range s.byNS {
+			s.eachIn("", objs, func(_ Key, obj any) bool {
+				k, err := KeyOf(obj) // the object's own strings, not the table's
+				if err == nil {
+					var values []string
+					values, err = fn(obj)
+					for _, v := range values {
+						indexAdd(index, v, k)
+					}
+				}
+				if err != nil {
+					errs = append(errs, fmt.Errorf("index %q: %w", name, err))
+				}
+				return true
+			})
+		}
+		s.indexers[name] = fn
+		s.indices[name] = index
+	}
+	return errors.Join(errs...)
+}
+
+// object returns the stored object p points to, with its Go type.
+func (s *Store) object(p unsafe.Pointer) any {
+	return reflect.NewAt(s.elem, p).Interface()
+}
+
+// pointer returns the pointer the store keeps for obj. The caller holds
+// s.mu for writing.
+func (s *Store) pointer(obj any) (unsafe.Pointer, error) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return nil, fmt.Errorf("cache: the store holds pointers to objects, not %T", obj)
+	}
+	if s.typ == nil {
+		s.typ, s.elem = v.Type(), v.Type().Elem()
+	} else if v.Type() != s.typ {
+		return nil, fmt.Errorf("cache: the store holds %s, not %T", s.typ, obj)
+	}
+	return v.UnsafePointer(), nil
+}
+
+// updateIndices moves k from old's index values to obj's; either may be
+// nil. The caller holds s.mu for writing.
+func (s *Store) updateIndices(k Key, old, obj any) error {
+	var errs []error
+	for name, fn := range s.indexers {
+		var oldValues, newValues []string
+		var err error
+		if old != nil {
+			if oldValues, err = fn(old); err != nil {
+				errs = append(errs, fmt.Errorf("index %q: %w", name, err))
+			}
+		}
+		if obj != nil {
+			if newValues, err = fn(obj); err != nil {
+				errs = append(errs, fmt.Errorf("index %q: %w", name, err))
+			}
+		}
+		if len(oldValues) == 1 && len(newValues) == 1 && oldValues[0] == newValues[0] {
+			continue // the common update: nothing moves
+		}
+		index := s.indices[name]
+		for _, v := range oldValues {
+			if set := index[v]; set != nil {
+				delete(set, k)
+				if len(set) == 0 {
+					delete(index, v)
+				}
+			}
+		}
+		for _, v := range newValues {
+			indexAdd(index, v, k)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// indexAdd files k under value v of index.
+func indexAdd(index map[string]map[Key]struct{}, v string, k Key) {
+	set := index[v]
+	if set == nil {
+		set = map[Key]struct{}{}
+		index[v] = set
+	}
+	set[k] = struct{}{}
+}
+
+// Sample is the number of objects of one namespace and a few of them.
+type Sample struct {
+	Namespace string
+	Count     int
+	Objects   []any
+}
+
+// Samples returns, for every namespace that has objects, their number and
+// up to perNamespace of them, at most total objects in all. Stored objects
+// are never modified (a change stores a new object), so the caller may
+// read them after Samples returns.
+func (s *Store) Samples(perNamespace, total int) []Sample {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Sample, 0, len(s.byNS))
+	for ns, objs := range s.byNS {
+		n := objs.len()
+		if n == 0 {
+			continue
+		}
+		k := min(n, perNamespace, total)
+		total -= k
+		sm := Sample{Namespace: ns, Count: n, Objects: make([]any, 0, k)}
+		if k > 0 {
+			objs.each(func(_ string, p unsafe.Pointer) bool {
+				sm.Objects = append(sm.Objects, s.object(p))
+				return len(sm.Objects) < k
+			})
+		}
+		out = append(out, sm)
+	}
+	return out
+}
