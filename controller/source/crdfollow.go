@@ -23,6 +23,18 @@ const (
 	maxAttempts = 12 // about 40 s in all
 )
 
+// retryDelay is the wait before retry n (from 0): doubling from
+// firstRetry, at most maxRetry.
+func retryDelay(n int) time.Duration {
+	d := firstRetry
+	for range n {
+		if d *= 2; d >= maxRetry {
+			return maxRetry
+		}
+	}
+	return d
+}
+
 // follower is the state of CRDSource.run's loop. Only that goroutine uses
 // it.
 type follower struct {
@@ -66,7 +78,7 @@ func (f *follower) loop(ctx context.Context) {
 		}
 		var wake <-chan time.Time
 		if retry && f.attempts < maxAttempts {
-			timer.Reset(min(firstRetry<<f.attempts, maxRetry))
+			timer.Reset(retryDelay(f.attempts))
 			f.attempts++
 			wake = timer.C
 		}
