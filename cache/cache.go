@@ -23,13 +23,13 @@ import (
 )
 
 // InformerCache is the Cache that New returns: one set of informers per
-// kind and object shape, started by Start. Its extra methods
-// (LazyInformerStarts) are reachable by a type assertion on the Cache.
+// kind and object shape, started by Start. Beyond Cache it reports what it
+// holds (Sizes), how far it has caught up (ObservedVersion, Holds) and how
+// many informers reads started (LazyInformerStarts).
 type InformerCache struct {
 	opts   Options
 	byGVK  map[schema.GroupVersionKind]ByObject
 	mapper meta.RESTMapper
-	codecs serializer.CodecFactory
 	lw     listWatchFactory
 	intern *interner
 	log    logr.Logger
@@ -66,7 +66,7 @@ var (
 // New returns a cache of the cluster cfg points at. Nothing is listed or
 // watched until Start; informers are created by GetInformer, IndexField
 // and (unless ReaderFailOnMissingInformer) by the first read of a kind.
-func New(cfg *rest.Config, opts Options) (Cache, error) {
+func New(cfg *rest.Config, opts Options) (*InformerCache, error) {
 	if cfg == nil {
 		return nil, errors.New("cache: rest.Config is nil")
 	}
@@ -85,8 +85,8 @@ func New(cfg *rest.Config, opts Options) (Cache, error) {
 		}
 		opts.Mapper = m
 	}
-	codecs := serializer.NewCodecFactory(opts.Scheme)
-	lw := &restListWatchFactory{cfg: rest.CopyConfig(cfg), httpClient: opts.HTTPClient, scheme: opts.Scheme, codecs: codecs}
+	lw := &restListWatchFactory{cfg: rest.CopyConfig(cfg), httpClient: opts.HTTPClient, scheme: opts.Scheme,
+		codecs: serializer.NewCodecFactory(opts.Scheme)}
 	return newCache(opts, lw)
 }
 
@@ -104,7 +104,6 @@ func newCache(opts Options, lw listWatchFactory) (*InformerCache, error) {
 		opts:    opts,
 		byGVK:   byGVK,
 		mapper:  opts.Mapper,
-		codecs:  serializer.NewCodecFactory(opts.Scheme),
 		lw:      lw,
 		intern:  newInterner(),
 		log:     opts.Logger.WithName("cache"),
@@ -287,7 +286,7 @@ func (c *InformerCache) keyFor(obj runtime.Object) (kindKey, error) {
 
 // getOrCreate returns the entry of key, creating and (when running)
 // starting it. created reports whether this call created it.
-func (c *InformerCache) getOrCreate(_ context.Context, key kindKey) (e *entry, created bool, err error) {
+func (c *InformerCache) getOrCreate(ctx context.Context, key kindKey) (e *entry, created bool, err error) {
 	c.mu.Lock()
 	e = c.entries[key]
 	c.mu.Unlock()
@@ -295,7 +294,7 @@ func (c *InformerCache) getOrCreate(_ context.Context, key kindKey) (e *entry, c
 		return e, false, nil
 	}
 	// Map outside the lock: it may run discovery.
-	mapping, err := c.mapper.RESTMapping(key.gvk.GroupKind(), key.gvk.Version)
+	mapping, err := c.restMapping(ctx, key.gvk)
 	if err != nil {
 		return nil, false, err // names the kind
 	}
@@ -313,6 +312,33 @@ func (c *InformerCache) getOrCreate(_ context.Context, key kindKey) (e *entry, c
 		c.launch(ne)
 	}
 	return ne, true, nil
+}
+
+// restMapping maps gvk to its resource, giving up when ctx ends. A
+// RESTMapper takes no context, and the first question about a group runs
+// discovery, so the mapper runs on a goroutine of its own: a caller whose
+// context ends returns at once, and the discovery request it started
+// finishes in the background (within the HTTP client's timeout), its
+// answer kept by the mapper for the next caller.
+func (c *InformerCache) restMapping(ctx context.Context, gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	type result struct {
+		mapping *meta.RESTMapping
+		err     error
+	}
+	done := make(chan result, 1)
+	go func() {
+		m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		done <- result{m, err}
+	}()
+	select {
+	case r := <-done:
+		return r.mapping, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("map the kind to a resource: %w", ctx.Err())
+	}
 }
 
 // entryForRead returns the synced entry of key for a Get or List,

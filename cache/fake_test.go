@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
@@ -152,4 +153,49 @@ func TestListLimitAndContinue(t *testing.T) {
 	assert.Error(t, c.List(ctx, &list, client.Continue("x")))
 	err := c.List(ctx, &list, client.HasLabels{"bad key!"})
 	assert.Error(t, err, "an invalid label selector is an error")
+}
+
+// blockingMapper answers RESTMapping only when released, as a discovery
+// request to a slow API server would.
+type blockingMapper struct {
+	meta.RESTMapper
+	release chan struct{}
+}
+
+func (m blockingMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
+	<-m.release
+	return m.RESTMapper.RESTMapping(gk, versions...)
+}
+
+// TestInformerCreationHonoursContext checks that GetInformer and a read
+// return when their context ends while the kind is being mapped (discovery
+// takes no context), and that a later call gets the informer.
+func TestInformerCreationHonoursContext(t *testing.T) {
+	inner := meta.NewDefaultRESTMapper(nil)
+	inner.Add(cmGVK, meta.RESTScopeNamespace)
+	m := blockingMapper{RESTMapper: inner, release: make(chan struct{})}
+	src := &fakeSources{}
+	c, err := newCache(Options{Mapper: m, Logger: logr.FromSlogHandler(slog.DiscardHandler)}, src)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- c.Start(ctx) }()
+	defer func() {
+		cancel()
+		require.NoError(t, <-done)
+		src.source(cmGVK).Shutdown()
+	}()
+
+	short, stop := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer stop()
+	_, err = c.GetInformer(short, &corev1.ConfigMap{})
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	var cm corev1.ConfigMap
+	err = c.Get(short, client.ObjectKey{Namespace: "ns", Name: "a"}, &cm)
+	assert.ErrorIs(t, err, context.DeadlineExceeded, "a lazy read gives up too")
+
+	close(m.release)
+	_, err = c.GetInformer(ctx, &corev1.ConfigMap{})
+	require.NoError(t, err)
+	assert.True(t, c.WaitForCacheSync(ctx))
 }

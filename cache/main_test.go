@@ -72,7 +72,7 @@ func startCache(t testing.TB, c *rest.Config, opts cache.Options) *cache.Informe
 		require.NoError(t, startErr)
 	})
 	require.True(t, ca.WaitForCacheSync(ctxTimeout(t, time.Minute)))
-	return ca.(*cache.InformerCache)
+	return ca
 }
 
 // createConfigMaps creates n ConfigMaps named prefix-i in ns, with labels

@@ -26,7 +26,7 @@ func ExampleInformerCache_Sizes() {
 		fmt.Println(err)
 		return
 	}
-	for _, s := range c.(*cache.InformerCache).Sizes() {
+	for _, s := range c.Sizes() {
 		fmt.Printf("%s %s (%s) namespace=%q: %d objects, about %d bytes\n",
 			s.Kind, s.Version, s.Shape, s.Namespace, s.Objects, s.Bytes)
 	}

@@ -58,7 +58,7 @@ func ordered() []impl {
 	return r
 }
 
-type kubeloopCache struct{ c klcache.Cache }
+type kubeloopCache struct{ c *klcache.InformerCache }
 
 // The option slices are hoisted so the adapters add no allocation.
 var (

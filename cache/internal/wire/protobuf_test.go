@@ -26,7 +26,7 @@ func managed(manager string) []metav1.ManagedFieldsEntry {
 	return []metav1.ManagedFieldsEntry{{
 		Manager: manager, Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
 		Time: &metav1.Time{Time: time.Unix(1700000000, 0)}, FieldsType: "FieldsV1",
-		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:k":{}}}`)},
+		FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:k":{}}}`),
 	}}
 }
 
