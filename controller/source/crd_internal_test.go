@@ -328,6 +328,29 @@ func TestWaitForCRDReplacedCRD(t *testing.T) {
 	})
 }
 
+// Discovery that still lists the kind after its CRD was deleted (it lags
+// behind the deletion) does not make the source take the kind for one
+// served without a CRD: it waits for the CRD to return.
+func TestWaitForCRDDiscoveryLagsBehindDeletion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, m := newFakeCache(), &fakeMapper{served: true}
+		c.crds.set(crdMeta(crdName, "uid-1", false), false)
+		s, _ := started(t, c, m, CRDOptions{})
+		assert.False(t, s.Waiting())
+		c.crds.set(crdMeta(crdName, "uid-1", false), true) // deleted; m still serves
+		synctest.Wait()
+		assert.True(t, s.Waiting(), "waiting despite discovery")
+		created, removed := c.counts()
+		assert.Equal(t, 1, created)
+		assert.Equal(t, 1, removed)
+		c.crds.set(crdMeta(crdName, "uid-2", false), false)
+		synctest.Wait()
+		assert.False(t, s.Waiting(), "back")
+		_, resets := m.stats()
+		assert.GreaterOrEqual(t, resets, 3, "reset at the deletion and for each new CRD")
+	})
+}
+
 // A kind served without a CRD (built in, or aggregated) is watched, and
 // CRD events of its group leave it alone.
 func TestWaitForCRDServedWithoutCRD(t *testing.T) {

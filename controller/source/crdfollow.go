@@ -45,6 +45,12 @@ type follower struct {
 
 	act      *activation // nil while the kind waits
 	attempts int         // retries since the last CRD event
+	// backed: a CRD has served the kind, so the kind is never taken for
+	// one served without a CRD (discovery lags behind a deletion).
+	backed bool
+	// verified is the CRD whose kind the mapper was last asked about after
+	// a reset, so that its answer is not from before the CRD existed.
+	verified types.UID
 }
 
 // activation is one life of the kind's informer, from served to gone.
@@ -119,7 +125,17 @@ func (f *follower) step(ctx context.Context) (retry bool) {
 		return anyLive(crds) // a CRD of the group may be the kind's, being established
 	}
 	c, found := crds[name]
-	if !found && f.resetMapper() {
+	switch {
+	case found && c.uid != f.verified && f.resetMapper():
+		// The mapper may have answered from discovery fetched before this
+		// CRD existed (the previous one's): ask discovery again, once per
+		// CRD, now that the source has seen it.
+		f.verified = c.uid
+		if name, ok, err = f.served(); err != nil || !ok {
+			return err != nil || anyLive(crds)
+		}
+		c, found = crds[name]
+	case !found && !f.backed && f.resetMapper():
 		// The mapper may remember a kind whose CRD is gone: ask discovery.
 		if name, ok, err = f.served(); err != nil || !ok {
 			return err != nil || anyLive(crds)
@@ -130,9 +146,14 @@ func (f *follower) step(ctx context.Context) (retry bool) {
 	case found && c.terminating:
 		return false // gone soon; the deletion or a new CRD wakes us
 	case found:
+		f.backed = true
 		f.activate(ctx, name, c.uid)
+	case f.backed:
+		// Discovery still lists the kind of a CRD that is gone (it lags
+		// behind the deletion): wait for the CRD to return.
+		return false
 	default:
-		f.activate(ctx, "", "") // served without a CRD
+		f.activate(ctx, "", "") // served without a CRD: built in or aggregated
 	}
 	return f.act == nil
 }
