@@ -1,6 +1,9 @@
 package workqueue
 
-import "time"
+import (
+	"math/bits"
+	"time"
+)
 
 // This file holds the per-key state machine; every function here runs with
 // q.mu held.
@@ -190,5 +193,21 @@ func (q *Queue[K]) release(id int32) {
 func (q *Queue[K]) addDepth(delta int) {
 	if m := q.metrics; m != nil {
 		m.depth += delta
+	}
+}
+
+// learnClockFirst records whether an Add made its key ready, and so needed
+// the time, and sets clockFirst when at least half of the last 8 did. Add
+// then reads the clock before taking the lock instead of inside it, which
+// keeps the section other goroutines wait for short when most adds are of
+// new keys, and saves the read when most are duplicates; q.mu held.
+// bench/workqueue's BenchmarkQueue (metrics=on, 8 interleaved rounds)
+// shows what it buys over either fixed choice: reading always under the
+// lock costs unique_p1w1 +26% and dup50_p1w1 +98%, reading always before
+// it costs hot100_p1w1 +65%.
+func (q *Queue[K]) learnClockFirst(added bool) {
+	q.addsReady = q.addsReady<<1 | uint8(b2i(added))
+	if want := bits.OnesCount8(q.addsReady) >= 4; want != q.clockFirst.Load() {
+		q.clockFirst.Store(want)
 	}
 }

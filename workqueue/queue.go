@@ -99,15 +99,17 @@ type Queue[K comparable] struct {
 	startedSum int64
 	procHead   int32
 	procTail   int32
-	stamp      bool // record enqueue times (metrics or several priorities)
+	stamp      bool  // record enqueue times (metrics or several priorities)
+	addsReady  uint8 // whether each of the last 8 Adds needed the time, a bit each
 	shutdown   bool
 	drained    chan struct{}
 
-	// The fields below are read without the lock (closed by every call) or
-	// never written after New; the padding keeps them off the cache lines
-	// that are written under the lock.
-	_      [64]byte
-	closed atomic.Bool
+	// The fields below are read without the lock (closed by every call,
+	// clockFirst by Add) or never written after New; the padding keeps
+	// them off the cache lines that are written under the lock.
+	_          [64]byte
+	closed     atomic.Bool
+	clockFirst atomic.Bool // most recent Adds needed the time: Add reads it before locking
 
 	rl       RateLimiter[K]
 	metrics  *stats
@@ -154,9 +156,15 @@ func (q *Queue[K]) Add(key K) {
 	if q.closed.Load() {
 		return
 	}
-	now := q.metricsNow()
+	now := int64(-1)
+	if q.clockFirst.Load() {
+		now = q.now()
+	}
 	q.mu.Lock()
-	added := q.add(key, 0, 0, now)
+	added := q.add(key, 0, 0, now) // reads the clock if needed and not read
+	if q.stamp {
+		q.learnClockFirst(added)
+	}
 	q.countLocked(b2i(added), 0)
 	q.mu.Unlock()
 }
@@ -218,10 +226,7 @@ func (q *Queue[K]) AddWithOpts(o AddOpts, keys ...K) {
 	q.mu.Unlock()
 }
 
-// metricsNow reads the clock before taking the lock when metrics need it,
-// so that the section other goroutines wait for stays short; without
-// metrics it returns -1 and the clock is read under the lock only if a
-// transition needs it (priorities).
+// metricsNow reads the clock before taking the lock when metrics need it.
 func (q *Queue[K]) metricsNow() int64 {
 	if q.metrics == nil {
 		return -1

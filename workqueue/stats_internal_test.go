@@ -8,6 +8,12 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
+// nopStats is a StatsProvider that never reads.
+type nopStats struct{}
+
+func (nopStats) HistogramBuckets() []float64               { return []float64{1} }
+func (nopStats) RegisterQueue(string, func(*Stats)) func() { return func() {} }
+
 // TestHistogramBucketsMatchSeconds checks that a duration counted in
 // nanoseconds lands in the bucket its value in seconds belongs to, at and
 // around every bound, as a histogram observing seconds would count it.
@@ -56,4 +62,35 @@ func TestHistogramSum(t *testing.T) {
 	h.read(&got)
 	assert.Equal(t, []uint64{2, 1}, got.Counts)
 	assert.InDelta(t, 1.75+float64(1<<62+2)/1e9, got.Sum(), 1e-6)
+}
+
+func TestAddLearnsToReadTheClockFirst(t *testing.T) {
+	q := New(Options[string]{Metrics: nopStats{}})
+	defer q.ShutDown()
+	assert.False(t, q.clockFirst.Load())
+	// A new key needs the time (it becomes ready), a duplicate does not.
+	// Model: read first when at least 4 of the last 8 adds needed it.
+	var window []bool
+	keys := "abcdaaaaaefghhhhhhhhijklmnopqrs"
+	seen := map[rune]bool{}
+	for i, k := range keys {
+		needed := !seen[k]
+		seen[k] = true
+		window = append(window, needed)
+		if len(window) > 8 {
+			window = window[1:]
+		}
+		n := 0
+		for _, w := range window {
+			n += b2i(w)
+		}
+		q.Add(string(k))
+		assert.Equal(t, n >= 4, q.clockFirst.Load(), "after add %d (%c)", i, k)
+	}
+	assert.True(t, q.clockFirst.Load())
+
+	off := New(Options[string]{})
+	defer off.ShutDown()
+	off.Add("a")
+	assert.False(t, off.clockFirst.Load(), "without metrics or priorities no add needs the time")
 }
