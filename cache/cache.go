@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"github.com/kubeloop/kubeloop/cache/internal/informer"
+	"github.com/kubeloop/kubeloop/cache/internal/intern"
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
 	"github.com/kubeloop/kubeloop/internal/kinds"
@@ -31,7 +33,7 @@ type InformerCache struct {
 	byGVK  map[schema.GroupVersionKind]ByObject
 	mapper meta.RESTMapper
 	lw     listWatchFactory
-	intern *interner
+	intern *intern.Interner
 	log    logr.Logger
 
 	mu      sync.Mutex
@@ -60,7 +62,8 @@ const (
 var (
 	_ Cache         = (*InformerCache)(nil)
 	_ client.Reader = (*InformerCache)(nil)
-	_ Informer      = (*multiInformer)(nil)
+	_ Informer      = (*informer.Informer)(nil)
+	_ Informer      = (*informer.Multi)(nil)
 )
 
 // New returns a cache of the cluster cfg points at. Nothing is listed or
@@ -105,7 +108,7 @@ func newCache(opts Options, lw listWatchFactory) (*InformerCache, error) {
 		byGVK:   byGVK,
 		mapper:  opts.Mapper,
 		lw:      lw,
-		intern:  newInterner(),
+		intern:  intern.New(),
 		log:     opts.Logger.WithName("cache"),
 		entries: make(map[kindKey]*entry),
 		started: make(chan struct{}),
@@ -129,7 +132,7 @@ func (c *InformerCache) Start(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(klog.NewContext(ctx, c.log))
 	defer cancel()
 	c.state.Store(uint32(running))
-	c.launch = func(e *entry) { e.start(runCtx, &c.running) }
+	c.launch = func(e *entry) { e.group.Start(runCtx, &c.running) }
 	for _, e := range c.entries {
 		c.launch(e)
 	}
@@ -165,7 +168,7 @@ func (c *InformerCache) WaitForCacheSync(ctx context.Context) bool {
 	}
 	c.mu.Unlock()
 	for _, e := range entries {
-		if err := e.waitSynced(ctx); err != nil && !errors.Is(err, errRemoved) {
+		if err := e.group.WaitSynced(ctx); err != nil && !errors.Is(err, informer.ErrRemoved) {
 			return false
 		}
 	}
@@ -238,7 +241,7 @@ func (c *InformerCache) RemoveInformer(ctx context.Context, obj client.Object) e
 	if e == nil {
 		return nil
 	}
-	return e.stop(ctx)
+	return e.group.Stop(ctx)
 }
 
 // IndexField adds an index named field to obj's kind: List with
@@ -298,7 +301,8 @@ func (c *InformerCache) getOrCreate(ctx context.Context, key kindKey) (e *entry,
 	if err != nil {
 		return nil, false, err // names the kind
 	}
-	ne, err := c.newEntry(key, mapping)
+	kc := c.configFor(key.gvk)
+	ne, err := newEntry(key, mapping, kc, c.lw, transformFor(c.intern, key, kc), c.opts.Scheme, c.log)
 	if err != nil {
 		return nil, false, err
 	}
@@ -369,38 +373,8 @@ func (c *InformerCache) entryForRead(ctx context.Context, key kindKey) (*entry, 
 				"kind", kinds.String(key.gvk), "shape", key.shape.String())
 		}
 	}
-	if err := e.waitSynced(ctx); err != nil {
+	if err := e.group.WaitSynced(ctx); err != nil {
 		return nil, fmt.Errorf("cache: informer not synced: %w", err)
-	}
-	return e, nil
-}
-
-// newEntry builds the informers of one kind and shape.
-func (c *InformerCache) newEntry(key kindKey, mapping *meta.RESTMapping) (*entry, error) {
-	kc := c.configFor(key.gvk)
-	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
-	namespaces := kc.namespaces
-	if !namespaced || namespaces == nil {
-		namespaces = []string{""}
-	}
-	e := &entry{
-		key:        key,
-		mapping:    mapping,
-		namespaced: namespaced,
-		restricted: namespaced && kc.namespaces != nil,
-		noCopy:     kc.disableDeepCopy,
-		done:       make(chan struct{}),
-		byNS:       make(map[string]*nsInformer, len(namespaces)),
-		log:        c.log.WithValues("kind", kinds.String(key.gvk), "shape", key.shape.String()),
-	}
-	transform := c.transformFor(key, kc)
-	for _, ns := range namespaces {
-		ni, err := e.newNSInformer(c.lw, ns, kc, transform, c.opts.Scheme)
-		if err != nil {
-			return nil, err
-		}
-		e.byNS[ns] = ni
-		e.informers = append(e.informers, ni)
 	}
 	return e, nil
 }

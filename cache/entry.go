@@ -1,11 +1,8 @@
 package cache
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -14,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 
+	"github.com/kubeloop/kubeloop/cache/internal/informer"
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/internal/kinds"
 )
@@ -60,63 +57,46 @@ func compareKeys(a, b kindKey) int {
 	return strings.Compare(a.shape.String()+kinds.String(a.gvk), b.shape.String()+kinds.String(b.gvk))
 }
 
-// errRemoved is returned by waitSynced for an informer removed meanwhile.
-var errRemoved = errors.New("cache: informer removed")
-
 // entry is the informers of one kind and shape: one cluster-wide, or one
 // per watched namespace.
 type entry struct {
 	key        kindKey
 	mapping    *meta.RESTMapping
 	namespaced bool
-	restricted bool // namespaced and limited to byNS's namespaces
+	restricted bool // namespaced and limited to the group's namespaces
 	noCopy     bool // reads share memory unless the read says otherwise
-	informers  []*nsInformer
-	byNS       map[string]*nsInformer // "" when cluster-wide
-	log        logr.Logger
-
-	mu      sync.Mutex
-	cancel  context.CancelFunc // set when started
-	removed bool
-	done    chan struct{} // closed when every informer has returned (or on removal before start)
+	group      *informer.Group
 }
 
-// nsInformer is one informer and the health of its list-watch.
-type nsInformer struct {
-	namespace string
-	inf       *storeInformer
-	health    listWatchHealth
-}
-
-// err returns why the informer's list-watch is failing, or nil.
-func (n *nsInformer) err() error { return n.health.err() }
-
-// newNSInformer builds the informer of e's kind in namespace ns ("" for
-// all), with the transform and health tracking.
-func (e *entry) newNSInformer(f listWatchFactory, ns string, kc kindConfig, transform storeTransform, scheme *runtime.Scheme) (*nsInformer, error) {
-	lw, err := f.listWatch(e.key, e.mapping, ns, kc)
-	if err != nil {
-		return nil, fmt.Errorf("cache: list-watch of %s: %w", kinds.String(e.key.gvk), err)
+// newEntry builds the informers of key, of a kind mapped to mapping and
+// configured by kc, listing and watching through f.
+func newEntry(key kindKey, mapping *meta.RESTMapping, kc kindConfig, f listWatchFactory, transform informer.Transform,
+	scheme *runtime.Scheme, log logr.Logger) (*entry, error) {
+	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
+	namespaces := kc.namespaces
+	if !namespaced || namespaces == nil {
+		namespaces = []string{""}
 	}
-	example, err := exampleObject(e.key, scheme)
+	e := &entry{
+		key:        key,
+		mapping:    mapping,
+		namespaced: namespaced,
+		restricted: namespaced && kc.namespaces != nil,
+		noCopy:     kc.disableDeepCopy,
+		group:      informer.NewGroup(kinds.String(key.gvk), log.WithValues("kind", kinds.String(key.gvk), "shape", key.shape.String())),
+	}
+	example, err := exampleObject(key, scheme)
 	if err != nil {
 		return nil, err
 	}
-	ni := &nsInformer{namespace: ns}
-	ni.health.log = e.log
-	if ns != "" {
-		ni.health.log = e.log.WithValues("namespace", ns)
+	for _, ns := range namespaces {
+		lw, err := f.listWatch(key, mapping, ns, kc)
+		if err != nil {
+			return nil, fmt.Errorf("cache: list-watch of %s: %w", kinds.String(key.gvk), err)
+		}
+		e.group.Add(ns, lw, example, informer.Options{Resync: kc.resync, Transform: transform}, kc.streamingList)
 	}
-	inf := newStoreInformer(&trackingLW{inner: lw, health: &ni.health, streaming: kc.streamingList}, example, storeInformerOptions{
-		description: kinds.String(e.key.gvk),
-		resync:      kc.resync,
-		transform:   transform,
-		onWatchErr: func(ctx context.Context, _ *toolscache.Reflector, err error) {
-			ni.health.reflectorFailed(ctx, err)
-		},
-	})
-	ni.inf = inf
-	return ni, nil
+	return e, nil
 }
 
 // exampleObject returns the object type the informer of key stores.
@@ -136,81 +116,35 @@ func exampleObject(key kindKey, scheme *runtime.Scheme) (runtime.Object, error) 
 	return obj, nil
 }
 
-// start runs every informer of e under parent; wg tracks the goroutines.
-// The caller holds the cache's lock.
-func (e *entry) start(parent context.Context, wg *sync.WaitGroup) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.removed || e.cancel != nil {
-		return
+// informerFor returns the informer holding namespace ns ("" for all).
+func (e *entry) informerFor(ns string) (*informer.NS, error) {
+	if !e.restricted {
+		return e.group.All()[0], nil
 	}
-	ctx, cancel := context.WithCancel(klog.NewContext(parent, e.log))
-	e.cancel = cancel
-	var iwg sync.WaitGroup
-	for _, ni := range e.informers {
-		iwg.Go(func() { ni.inf.RunWithContext(ctx) })
+	if n, ok := e.group.For(ns); ok {
+		return n, nil
 	}
-	wg.Go(func() {
-		iwg.Wait()
-		close(e.done)
-	})
+	var watched []string
+	for _, n := range e.group.All() {
+		watched = append(watched, n.Namespace)
+	}
+	return nil, fmt.Errorf("%w: %q (watched: %s)", ErrNamespaceNotCached, ns, strings.Join(watched, ", "))
 }
 
-// stop stops e's informers and waits for them to return, or for ctx.
-func (e *entry) stop(ctx context.Context) error {
-	e.mu.Lock()
-	if e.removed {
-		e.mu.Unlock()
-		return nil
+// informer returns what GetInformer hands out: the informer itself when
+// there is one, else a fan-out over the namespaces.
+func (e *entry) informer() Informer {
+	if all := e.group.All(); len(all) == 1 {
+		return all[0].Informer
 	}
-	e.removed = true
-	cancel := e.cancel
-	if cancel == nil {
-		close(e.done)
-	}
-	e.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	cancel()
-	select {
-	case <-e.done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("cache: stop informer of %s: %w", kinds.String(e.key.gvk), ctx.Err())
-	}
+	return e.group.Multi()
 }
 
-// waitSynced waits until every informer of e has synced. It returns
-// errRemoved if e is removed or stopped first, and ctx's error, with the
-// latest list-watch failure, if ctx ends first.
-func (e *entry) waitSynced(ctx context.Context) error {
-	for _, ni := range e.informers {
-		select {
-		case <-ni.inf.HasSyncedChecker().Done():
-			continue
-		default:
-		}
-		select {
-		case <-ni.inf.HasSyncedChecker().Done():
-		case <-e.done:
-			return errRemoved
-		case <-ctx.Done():
-			if herr := ni.err(); herr != nil {
-				return fmt.Errorf("%w (last list or watch error: %w)", ctx.Err(), herr)
-			}
-			return ctx.Err()
-		}
-	}
-	return nil
-}
-
-// healthErrors returns one error per informer whose list-watch is failing
-// (see listWatchHealth).
+// healthErrors returns one error per informer whose list-watch is failing.
 func (e *entry) healthErrors() []error {
 	var errs []error
-	for _, ni := range e.informers {
-		err := ni.err()
+	for _, n := range e.group.All() {
+		err := n.Health.Err()
 		if err == nil {
 			continue
 		}
@@ -218,8 +152,8 @@ func (e *entry) healthErrors() []error {
 		if e.key.shape != shapeTyped {
 			where += " (" + e.key.shape.String() + ")"
 		}
-		if ni.namespace != "" {
-			where += " in namespace " + ni.namespace
+		if n.Namespace != "" {
+			where += " in namespace " + n.Namespace
 		}
 		errs = append(errs, fmt.Errorf("cache: %s: %w", where, err))
 	}
@@ -228,7 +162,6 @@ func (e *entry) healthErrors() []error {
 
 // addFieldIndex adds the index of field to every informer of e.
 func (e *entry) addFieldIndex(field string, extract client.IndexerFunc) error {
-	name := fieldIndexName(field)
 	fn := func(obj any) ([]string, error) {
 		o, ok := obj.(client.Object)
 		if !ok {
@@ -236,23 +169,10 @@ func (e *entry) addFieldIndex(field string, extract client.IndexerFunc) error {
 		}
 		return indexKeys(o.GetNamespace(), extract(o)), nil
 	}
-	for _, ni := range e.informers {
-		if err := ni.inf.AddIndexers(toolscache.Indexers{name: fn}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return e.group.AddIndexers(toolscache.Indexers{fieldIndexName(field): fn})
 }
 
-// informer returns what GetInformer hands out: the informer itself when
-// there is one, else a fan-out over the namespaces.
-func (e *entry) informer() Informer {
-	if len(e.informers) == 1 {
-		return e.informers[0].inf
-	}
-	infs := make([]*storeInformer, len(e.informers))
-	for i, ni := range e.informers {
-		infs[i] = ni.inf
-	}
-	return &multiInformer{informers: infs, done: e.done}
+// getError wraps err with the kind and key of a failed Get.
+func (e *entry) getError(key client.ObjectKey, err error) error {
+	return kinds.OpError("get", e.key.gvk, key.Namespace, key.Name, err)
 }

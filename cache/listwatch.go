@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 
+	"github.com/kubeloop/kubeloop/cache/internal/health"
 	"github.com/kubeloop/kubeloop/cache/internal/wire"
 	"github.com/kubeloop/kubeloop/client/apiutil"
 )
@@ -39,7 +40,7 @@ func serverFilter(kc kindConfig, opts *metav1.ListOptions) {
 // restListWatchFactory lists and watches a real API server: typed objects
 // through a REST client per group-version (protobuf for built-in kinds),
 // unstructured objects through the dynamic client, metadata through the
-// metadata client. Every client sends through answerTracker (health.go).
+// metadata client. Every client sends through health.TrackAnswers.
 type restListWatchFactory struct {
 	cfg        *rest.Config
 	httpClient *http.Client
@@ -174,7 +175,7 @@ func (f *restListWatchFactory) clientLocked() (*http.Client, error) {
 			return nil, err
 		}
 	}
-	f.tracked = trackAnswers(hc)
+	f.tracked = health.TrackAnswers(hc)
 	return f.tracked, nil
 }
 

@@ -2,8 +2,6 @@ package cache
 
 import (
 	"slices"
-	"strconv"
-	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -16,32 +14,6 @@ import (
 // which an informer has applied every change (client.CacheProgress).
 
 var _ client.CacheProgress = (*InformerCache)(nil)
-
-// progress is the resourceVersion (an etcd revision) up to which a feed has
-// applied every change of its list-watch: the list's on a (re)list, then
-// each event's and bookmark's, as the Reflector reports them. It only
-// grows. A change with a higher version may already be applied; none with
-// a lower or equal one is missing.
-type progress struct{ rv atomic.Uint64 }
-
-// advance records that every change up to rv has been applied. A version
-// that is not an unsigned integer is ignored.
-func (p *progress) advance(rv string) {
-	n, err := strconv.ParseUint(rv, 10, 64)
-	if err != nil {
-		return
-	}
-	for {
-		old := p.rv.Load()
-		if n <= old || p.rv.CompareAndSwap(old, n) {
-			return
-		}
-	}
-}
-
-// UpdateResourceVersion is called by the Reflector after each watch event
-// and bookmark has been applied (client-go's ResourceVersionUpdater).
-func (f *feed) UpdateResourceVersion(rv string) { f.progress.advance(rv) }
 
 // ObservedVersion returns the resourceVersion up to which the cache has
 // applied every change of obj's kind in namespace ns ("" for a
@@ -69,10 +41,10 @@ func (c *InformerCache) ObservedVersion(obj client.Object, ns string) (rv uint64
 		ns = ""
 	}
 	ni, err := e.informerFor(ns)
-	if err != nil || !ni.inf.HasSynced() || ni.err() != nil {
+	if err != nil || !ni.Informer.HasSynced() || ni.Health.Err() != nil {
 		return 0, false
 	}
-	return ni.inf.feed.progress.rv.Load(), true
+	return ni.Informer.ObservedVersion(), true
 }
 
 // Holds reports whether the cache would hold obj as it is: its kind is

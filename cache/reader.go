@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/fields"
@@ -13,25 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
 
+	"github.com/kubeloop/kubeloop/cache/internal/informer"
 	"github.com/kubeloop/kubeloop/cache/internal/store"
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/internal/kinds"
 )
-
-// informerFor returns the informer holding namespace ns ("" for all).
-func (e *entry) informerFor(ns string) (*nsInformer, error) {
-	if !e.restricted {
-		return e.informers[0], nil
-	}
-	if ni, ok := e.byNS[ns]; ok {
-		return ni, nil
-	}
-	watched := make([]string, 0, len(e.informers))
-	for _, ni := range e.informers {
-		watched = append(watched, ni.namespace)
-	}
-	return nil, fmt.Errorf("%w: %q (watched: %s)", ErrNamespaceNotCached, ns, strings.Join(watched, ", "))
-}
 
 // List fills list with the cached objects matching opts: namespace, label
 // selector and exact-match field selectors on indexed fields (and on
@@ -71,13 +56,13 @@ func (c *InformerCache) List(ctx context.Context, list client.ObjectList, opts .
 	if !e.namespaced {
 		ns = ""
 	}
-	infs := e.informers
+	infs := e.group.All()
 	if ns != "" && e.restricted {
 		ni, err := e.informerFor(ns)
 		if err != nil {
 			return fail(err)
 		}
-		infs = []*nsInformer{ni}
+		infs = []*informer.NS{ni}
 	}
 	noCopy := e.noCopy
 	if lo.UnsafeDisableDeepCopy != nil {
@@ -86,12 +71,12 @@ func (c *InformerCache) List(ctx context.Context, list client.ObjectList, opts .
 	var out []runtime.Object
 	full := false
 	for _, ni := range infs {
-		f, err := q.resolve(ni.inf.store, ns)
+		f, err := q.resolve(ni.Informer.Store(), ns)
 		if err != nil {
 			return fail(err)
 		}
 		// Filter under the store's read lock; copy after it.
-		f.each(ni.inf.store, ns, func(obj client.Object) bool {
+		f.each(ni.Informer.Store(), ns, func(obj client.Object) bool {
 			if matchesLabels(lo.LabelSelector, obj) && f.matches(obj) {
 				out = append(out, obj)
 				full = lo.Limit > 0 && int64(len(out)) >= lo.Limit

@@ -101,16 +101,11 @@ func (c *InformerCache) lookup(ctx context.Context, key client.ObjectKey, obj cl
 	if err != nil {
 		return nil, nil, e.getError(key, err)
 	}
-	item, exists := ni.inf.store.Get(ns, key.Name)
+	item, exists := ni.Informer.Store().Get(ns, key.Name)
 	if !exists {
 		return nil, nil, e.getError(key, apierrors.NewNotFound(e.mapping.Resource.GroupResource(), key.Name))
 	}
 	return e, item, nil
-}
-
-// getError wraps err with the kind and key of a failed Get.
-func (e *entry) getError(key client.ObjectKey, err error) error {
-	return kinds.OpError("get", e.key.gvk, key.Namespace, key.Name, err)
 }
 
 // getNoCopy resolves the copy mode of a Get: the kind's default, or the

@@ -129,7 +129,7 @@ func TestReadyTable(t *testing.T) {
 	types := []reflect.Type{
 		reflect.TypeFor[*corev1.ConfigMap](), reflect.TypeFor[*corev1.Secret](), reflect.TypeFor[*corev1.Pod](),
 		reflect.TypeFor[*corev1.Service](), reflect.TypeFor[*corev1.Node](), reflect.TypeFor[*corev1.Namespace](),
-		reflect.TypeFor[*corev1.PersistentVolume](), reflect.TypeFor[*corev1.Event](), reflect.TypeFor[*corev1.LimitRange](),
+		reflect.TypeFor[*corev1.ResourceQuota](), reflect.TypeFor[*corev1.Event](), reflect.TypeFor[*corev1.LimitRange](),
 		reflect.TypeFor[*corev1.ServiceAccount](),
 	}
 	require.Greater(t, len(types), readyScanMax, "the map path is covered")

@@ -71,8 +71,8 @@ func (c *InformerCache) Sizes() []KindSize {
 	for _, e := range entries {
 		base := KindSize{Group: e.key.gvk.Group, Version: e.key.gvk.Version, Kind: e.key.gvk.Kind, Shape: e.key.shape.String()}
 		n := len(out)
-		for _, ni := range e.informers {
-			out = appendSizes(out, base, ni.inf.store.Samples(sizeSamplesPerNamespace, sizeSamplesPerInformer))
+		for _, ni := range e.group.All() {
+			out = appendSizes(out, base, ni.Informer.Store().Samples(sizeSamplesPerNamespace, sizeSamplesPerInformer))
 		}
 		if len(out) == n {
 			out = append(out, base)

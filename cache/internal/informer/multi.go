@@ -1,27 +1,22 @@
-package cache
+package informer
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	toolscache "k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/watchlist"
 )
 
-// multiInformer fans an Informer out over one informer per namespace.
+// Multi fans an Informer out over one informer per namespace.
 // Handlers see every namespace's events, including isInInitialList.
-type multiInformer struct {
-	informers []*storeInformer
+type Multi struct {
+	informers []*Informer
 	done      <-chan struct{} // closed when the informers stop
 }
 
 // AddEventHandler adds handler to every namespace's informer.
-func (m *multiInformer) AddEventHandler(handler toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
+func (m *Multi) AddEventHandler(handler toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
 	reg := &multiRegistration{done: m.done}
 	for _, inf := range m.informers {
 		r, err := inf.AddEventHandler(handler)
@@ -35,7 +30,7 @@ func (m *multiInformer) AddEventHandler(handler toolscache.ResourceEventHandler)
 }
 
 // RemoveEventHandler removes a handler added with AddEventHandler.
-func (m *multiInformer) RemoveEventHandler(handle toolscache.ResourceEventHandlerRegistration) error {
+func (m *Multi) RemoveEventHandler(handle toolscache.ResourceEventHandlerRegistration) error {
 	reg, ok := handle.(*multiRegistration)
 	if !ok {
 		return fmt.Errorf("cache: RemoveEventHandler: handle %T was not returned by this informer", handle)
@@ -48,7 +43,7 @@ func (m *multiInformer) RemoveEventHandler(handle toolscache.ResourceEventHandle
 }
 
 // AddIndexers adds indexers to every namespace's informer.
-func (m *multiInformer) AddIndexers(indexers toolscache.Indexers) error {
+func (m *Multi) AddIndexers(indexers toolscache.Indexers) error {
 	for _, inf := range m.informers {
 		if err := inf.AddIndexers(indexers); err != nil {
 			return err
@@ -58,7 +53,7 @@ func (m *multiInformer) AddIndexers(indexers toolscache.Indexers) error {
 }
 
 // HasSynced reports whether every namespace's informer has synced.
-func (m *multiInformer) HasSynced() bool {
+func (m *Multi) HasSynced() bool {
 	for _, inf := range m.informers {
 		if !inf.HasSynced() {
 			return false
@@ -68,7 +63,7 @@ func (m *multiInformer) HasSynced() bool {
 }
 
 // IsStopped reports whether the informers have stopped.
-func (m *multiInformer) IsStopped() bool {
+func (m *Multi) IsStopped() bool {
 	for _, inf := range m.informers {
 		if inf.IsStopped() {
 			return true
@@ -121,43 +116,3 @@ func (r *multiRegistration) Name() string { return "cache: multi-namespace handl
 
 // Done closes when the handler has synced in every namespace.
 func (r *multiRegistration) Done() <-chan struct{} { return r.synced }
-
-// trackingLW wraps a list-watch and reports the outcome of every list and
-// watch call to the informer's health, and carries the health in each
-// call's context so that every HTTP request of the call, client-go's
-// silent retries included, reports whether it was answered (see
-// listWatchHealth). The reflector retries some failures (connection
-// refused) without telling its error handler, so the calls themselves are
-// watched.
-type trackingLW struct {
-	inner     toolscache.ListerWatcher
-	health    *listWatchHealth
-	streaming bool // the reflector may use a streaming list (InitialListStreaming)
-}
-
-func (t *trackingLW) List(opts metav1.ListOptions) (runtime.Object, error) {
-	return t.ListWithContext(context.Background(), opts)
-}
-
-func (t *trackingLW) Watch(opts metav1.ListOptions) (watch.Interface, error) {
-	return t.WatchWithContext(context.Background(), opts)
-}
-
-func (t *trackingLW) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	obj, err := toolscache.ToListerWatcherWithContext(t.inner).ListWithContext(withHealth(ctx, t.health), opts)
-	t.health.listed(ctx, err)
-	return obj, err
-}
-
-func (t *trackingLW) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	w, err := toolscache.ToListerWatcherWithContext(t.inner).WatchWithContext(withHealth(ctx, t.health), opts)
-	t.health.watched(ctx, err)
-	return w, err
-}
-
-// IsWatchListSemanticsUnSupported tells the reflector not to use a
-// streaming list unless the cache asks for one and the wrapped client
-// supports it (fake clients do not).
-func (t *trackingLW) IsWatchListSemanticsUnSupported() bool {
-	return !t.streaming || watchlist.DoesClientNotSupportWatchListSemantics(t.inner)
-}

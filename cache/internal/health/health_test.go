@@ -1,4 +1,4 @@
-package cache
+package health
 
 import (
 	"context"
@@ -26,11 +26,11 @@ func TestListWatchHealth(t *testing.T) {
 	reset := &url.Error{Op: "Get", URL: "https://lb/api", Err: errors.New("read: connection reset by peer")}
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", errors.New("RBAC says no"))
 	gone := apierrors.NewResourceExpired("too old resource version")
-	type step func(h *listWatchHealth)
-	noAnswer := func(err error) step { return func(h *listWatchHealth) { h.noAnswer(ctx, err) } }
-	answered := func(h *listWatchHealth) { h.answered() }
-	listed := func(err error) step { return func(h *listWatchHealth) { h.listed(ctx, err) } }
-	watched := func(err error) step { return func(h *listWatchHealth) { h.watched(ctx, err) } }
+	type step func(h *Health)
+	noAnswer := func(err error) step { return func(h *Health) { h.noAnswer(ctx, err) } }
+	answered := func(h *Health) { h.answered() }
+	listed := func(err error) step { return func(h *Health) { h.listed(ctx, err) } }
+	watched := func(err error) step { return func(h *Health) { h.watched(ctx, err) } }
 	tests := []struct {
 		name  string
 		steps []step
@@ -58,47 +58,47 @@ func TestListWatchHealth(t *testing.T) {
 		{name: "an expired resourceVersion is routine", steps: []step{listed(gone), watched(gone)}, want: ""},
 		{
 			name:  "a watch that ended is routine for the reflector's handler",
-			steps: []step{func(h *listWatchHealth) { h.reflectorFailed(ctx, io.EOF) }, func(h *listWatchHealth) { h.reflectorFailed(ctx, io.ErrUnexpectedEOF) }},
+			steps: []step{func(h *Health) { h.ReflectorFailed(ctx, io.EOF) }, func(h *Health) { h.ReflectorFailed(ctx, io.ErrUnexpectedEOF) }},
 			want:  "",
 		},
 		{
 			name:  "the reflector's other errors count",
-			steps: []step{func(h *listWatchHealth) { h.reflectorFailed(ctx, forbidden) }},
+			steps: []step{func(h *Health) { h.ReflectorFailed(ctx, forbidden) }},
 			want:  `configmaps is forbidden: RBAC says no`,
 		},
 		{
 			name: "nothing counts while shutting down",
 			steps: []step{
-				func(h *listWatchHealth) { h.noAnswer(cancelled, eof) },
-				func(h *listWatchHealth) { h.noAnswer(cancelled, eof) },
-				func(h *listWatchHealth) { h.noAnswer(cancelled, eof) },
-				func(h *listWatchHealth) { h.listed(cancelled, eof) },
+				func(h *Health) { h.noAnswer(cancelled, eof) },
+				func(h *Health) { h.noAnswer(cancelled, eof) },
+				func(h *Health) { h.noAnswer(cancelled, eof) },
+				func(h *Health) { h.listed(cancelled, eof) },
 			},
 			want: "",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := &listWatchHealth{log: logr.Discard()}
+			h := &Health{log: logr.Discard()}
 			for _, s := range tt.steps {
 				s(h)
 			}
 			if tt.want == "" {
-				assert.NoError(t, h.err())
+				assert.NoError(t, h.Err())
 				return
 			}
-			require.Error(t, h.err())
-			assert.Equal(t, tt.want, h.err().Error())
+			require.Error(t, h.Err())
+			assert.Equal(t, tt.want, h.Err().Error())
 		})
 	}
 }
 
 func TestUnansweredErrorWrapsCause(t *testing.T) {
-	h := &listWatchHealth{log: logr.Discard()}
+	h := &Health{log: logr.Discard()}
 	for range unansweredLimit {
 		h.noAnswer(context.Background(), &url.Error{Op: "Get", URL: "https://lb/api", Err: io.EOF})
 	}
-	assert.ErrorIs(t, h.err(), io.EOF)
+	assert.ErrorIs(t, h.Err(), io.EOF)
 }
 
 // TestAnswerTracker sends requests through answerTracker to a server that
@@ -122,10 +122,10 @@ func TestAnswerTracker(t *testing.T) {
 	}()
 	tr := &http.Transport{DisableKeepAlives: true}
 	defer tr.CloseIdleConnections()
-	hc := trackAnswers(&http.Client{Transport: tr})
-	assert.Same(t, hc, trackAnswers(hc), "wrapping twice is wrapping once")
+	hc := TrackAnswers(&http.Client{Transport: tr})
+	assert.Same(t, hc, TrackAnswers(hc), "wrapping twice is wrapping once")
 
-	h := &listWatchHealth{log: logr.Discard()}
+	h := &Health{log: logr.Discard()}
 	get := func(u string) {
 		req, err := http.NewRequestWithContext(withHealth(context.Background(), h), http.MethodGet, u, nil)
 		require.NoError(t, err)
@@ -137,12 +137,12 @@ func TestAnswerTracker(t *testing.T) {
 	for range unansweredLimit {
 		get(fmt.Sprintf("http://%s/api", ln.Addr()))
 	}
-	require.Error(t, h.err())
-	assert.Contains(t, h.err().Error(), "3 requests in a row")
-	t.Log(h.err())
+	require.Error(t, h.Err())
+	assert.Contains(t, h.Err().Error(), "3 requests in a row")
+	t.Log(h.Err())
 
 	get(ok.URL + "/api")
-	assert.NoError(t, h.err(), "a 403 is an answer")
+	assert.NoError(t, h.Err(), "a 403 is an answer")
 
 	// A request without a health in its context is only forwarded.
 	resp, err := hc.Get(ok.URL)

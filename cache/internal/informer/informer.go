@@ -1,4 +1,4 @@
-package cache
+package informer
 
 import (
 	"context"
@@ -16,12 +16,12 @@ import (
 	"github.com/kubeloop/kubeloop/cache/internal/store"
 )
 
-// storeInformer is the informer of one kind (in one namespace, or all).
+// Informer is the informer of one kind (in one namespace, or all).
 // client-go's Reflector lists and watches, as in a SharedIndexInformer;
 // what differs is everything after it. A SharedIndexInformer queues each
 // change in a FIFO, pops it on a second goroutine, and hands it to one
 // goroutine per handler through a growing buffer: three goroutine hops and
-// about six allocations per event. storeInformer gives the Reflector a
+// about six allocations per event. Informer gives the Reflector a
 // feed instead of a FIFO: the reflector's own goroutine transforms each
 // change, applies it to the store and calls the handlers in line. The
 // handlers the controllers add only enqueue a request, so nothing waits on
@@ -32,32 +32,36 @@ import (
 // an add with isInInitialList true. Adding it, applying a change and
 // calling the handlers all happen under one lock, so the handler sees
 // every object exactly once before its first update or delete.
-type storeInformer struct {
+type Informer struct {
 	store     *store.Store
 	ctrl      toolscache.Controller
 	feed      *feed
-	transform storeTransform // nil: none
+	transform Transform // nil: none
 
 	mu       sync.Mutex // held while a change is applied and dispatched, and while handlers change
-	handlers []*storeRegistration
+	handlers []*registration
 	started  bool
 	stopped  atomic.Bool
 }
 
-// storeInformerOptions configure a storeInformer.
-type storeInformerOptions struct {
-	description string         // the kind, for client-go's logs
-	resync      time.Duration  // zero: none
-	transform   storeTransform // nil: none; runs under the informer's lock
-	onWatchErr  toolscache.WatchErrorHandlerWithContext
+// Options configure an Informer. The zero value is valid.
+type Options struct {
+	Description string        // the kind, for client-go's logs and checker names
+	Resync      time.Duration // zero: none
+	Transform   Transform     // nil: none; runs under the informer's lock
+	OnWatchErr  toolscache.WatchErrorHandlerWithContext
 }
 
-func newStoreInformer(lw toolscache.ListerWatcher, example runtime.Object, o storeInformerOptions) *storeInformer {
-	s := &storeInformer{
+// Transform is the transform of one kind: obj is the object about to be
+// stored, prev the one stored under its key (nil if none).
+type Transform func(obj, prev any) (any, error)
+
+func New(lw toolscache.ListerWatcher, example runtime.Object, o Options) *Informer {
+	s := &Informer{
 		store:     store.New(),
-		transform: o.transform,
+		transform: o.Transform,
 	}
-	s.feed = &feed{s: s, description: o.description, synced: make(chan struct{}), closed: make(chan struct{})}
+	s.feed = &feed{s: s, description: o.Description, synced: make(chan struct{}), closed: make(chan struct{})}
 	// client-go's controller runs the Reflector into the feed (and gives it
 	// the watch error handler, which a bare Reflector does not take); its
 	// processing loop only waits in feed.Pop until the feed is closed.
@@ -65,16 +69,16 @@ func newStoreInformer(lw toolscache.ListerWatcher, example runtime.Object, o sto
 		Queue:                        s.feed,
 		ListerWatcher:                lw,
 		ObjectType:                   example,
-		ObjectDescription:            o.description,
-		FullResyncPeriod:             o.resync,
+		ObjectDescription:            o.Description,
+		FullResyncPeriod:             o.Resync,
 		Process:                      func(any, bool) error { return nil },
-		WatchErrorHandlerWithContext: o.onWatchErr,
+		WatchErrorHandlerWithContext: o.OnWatchErr,
 	})
 	return s
 }
 
 // RunWithContext lists, watches and applies changes until ctx ends.
-func (s *storeInformer) RunWithContext(ctx context.Context) {
+func (s *Informer) RunWithContext(ctx context.Context) {
 	s.mu.Lock()
 	if s.started || s.stopped.Load() {
 		s.mu.Unlock()
@@ -89,7 +93,7 @@ func (s *storeInformer) RunWithContext(ctx context.Context) {
 // upsert transforms obj, stores it and calls the handlers: an update if a
 // version of it is stored, else an add. The stored version is looked up
 // once, for both the transform and the handlers. The caller holds s.mu.
-func (s *storeInformer) upsert(obj any, isInInitialList bool) error {
+func (s *Informer) upsert(obj any, isInInitialList bool) error {
 	k, err := keyOf(obj)
 	if err != nil {
 		return err
@@ -115,7 +119,7 @@ func (s *storeInformer) upsert(obj any, isInInitialList bool) error {
 
 // remove deletes obj (which may be a DeletedFinalStateUnknown, which is
 // not transformed) and calls the handlers. The caller holds s.mu.
-func (s *storeInformer) remove(obj any) error {
+func (s *Informer) remove(obj any) error {
 	k, err := keyOf(obj)
 	if err != nil {
 		return err
@@ -138,7 +142,7 @@ func (s *storeInformer) remove(obj any) error {
 // transformed returns obj, keyed k, after the transform; prev is the
 // version stored under k, nil if none. A transform must not rename the
 // object.
-func (s *storeInformer) transformed(k store.Key, obj, prev any) (any, error) {
+func (s *Informer) transformed(k store.Key, obj, prev any) (any, error) {
 	if s.transform == nil {
 		return obj, nil
 	}
@@ -152,148 +156,9 @@ func (s *storeInformer) transformed(k store.Key, obj, prev any) (any, error) {
 	return out, nil
 }
 
-// feed is what the Reflector writes into: a toolscache.Queue with nothing
-// queued. Each change is transformed, applied to the store and dispatched
-// on the caller's goroutine, as client-go's informers would once they had
-// popped it: an object already stored is an update, else an add; a
-// deletion may carry DeletedFinalStateUnknown; a relist deletes what it no
-// longer holds. The Reflector makes every call but Resync from one
-// goroutine; Resync comes from another, hence s.mu.
-type feed struct {
-	s           *storeInformer
-	description string
-
-	synced     chan struct{} // closed once the first list has been applied; under s.mu
-	syncedOnce bool          // under s.mu
-	closed     chan struct{}
-	closeOnce  sync.Once
-	progress   progress // see progress.go
-}
-
-var _ toolscache.Queue = (*feed)(nil)
-
-// Add applies an added object.
-func (f *feed) Add(obj any) error { return f.upsert(obj) }
-
-// Update applies a modified object.
-func (f *feed) Update(obj any) error { return f.upsert(obj) }
-
-func (f *feed) upsert(obj any) error {
-	f.s.mu.Lock()
-	defer f.s.mu.Unlock()
-	err := f.s.upsert(obj, !f.syncedOnce)
-	f.markSynced()
-	return err
-}
-
-// Delete applies a deletion.
-func (f *feed) Delete(obj any) error {
-	f.s.mu.Lock()
-	defer f.s.mu.Unlock()
-	err := f.s.remove(obj)
-	f.markSynced()
-	return err
-}
-
-// Replace applies a (re)list: every stored object the list no longer holds
-// is deleted, as a DeletedFinalStateUnknown, then every listed object is
-// added or updated. The first list's adds are in the initial list.
-func (f *feed) Replace(list []any, rv string) error {
-	defer f.progress.advance(rv)
-	f.s.mu.Lock()
-	defer f.s.mu.Unlock()
-	var errs []error
-	if f.s.store.Len() > 0 {
-		listed := make(map[store.Key]struct{}, len(list))
-		for _, obj := range list {
-			k, err := keyOf(obj)
-			if err != nil {
-				return err
-			}
-			listed[k] = struct{}{}
-		}
-		var gone []toolscache.DeletedFinalStateUnknown
-		f.s.store.Each("", func(k store.Key, obj any) bool {
-			if _, ok := listed[k]; !ok {
-				gone = append(gone, toolscache.DeletedFinalStateUnknown{Key: k.String(), Obj: obj})
-			}
-			return true
-		})
-		for _, d := range gone {
-			if err := f.s.remove(d); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-	initial := !f.syncedOnce
-	for _, obj := range list {
-		if err := f.s.upsert(obj, initial); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	f.markSynced()
-	return errors.Join(errs...)
-}
-
-// Resync hands every stored object to the handlers as an update from
-// itself.
-func (f *feed) Resync() error {
-	f.s.mu.Lock()
-	defer f.s.mu.Unlock()
-	if len(f.s.handlers) == 0 {
-		return nil
-	}
-	for _, obj := range objects(f.s.store) {
-		for _, r := range f.s.handlers {
-			r.handler.OnUpdate(obj, obj)
-		}
-	}
-	return nil
-}
-
-// markSynced records that the first change has been applied. The
-// Reflector's first call is the initial list's Replace. The caller holds
-// s.mu.
-func (f *feed) markSynced() {
-	if !f.syncedOnce {
-		f.syncedOnce = true
-		close(f.synced)
-	}
-}
-
-// Pop has nothing to hand out: it waits for Close.
-func (f *feed) Pop(toolscache.PopProcessFunc) (any, error) {
-	<-f.closed
-	return nil, toolscache.ErrFIFOClosed
-}
-
-// HasSynced reports whether the initial list has been applied and
-// dispatched.
-func (f *feed) HasSynced() bool {
-	select {
-	case <-f.synced:
-		return true
-	default:
-		return false
-	}
-}
-
-// HasSyncedChecker returns a checker whose channel closes once HasSynced
-// is true.
-func (f *feed) HasSyncedChecker() toolscache.DoneChecker { return syncedChecker{f} }
-
-// Close ends Pop; the controller calls it when its context ends.
-func (f *feed) Close() { f.closeOnce.Do(func() { close(f.closed) }) }
-
-// syncedChecker is a feed's toolscache.DoneChecker.
-type syncedChecker struct{ f *feed }
-
-func (c syncedChecker) Name() string          { return "cache " + c.f.description }
-func (c syncedChecker) Done() <-chan struct{} { return c.f.synced }
-
 // AddEventHandler adds handler: it gets every stored object as an add
 // (isInInitialList true), then every change.
-func (s *storeInformer) AddEventHandler(handler toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
+func (s *Informer) AddEventHandler(handler toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
 	if handler == nil {
 		return nil, errors.New("cache: AddEventHandler: nil handler")
 	}
@@ -305,26 +170,26 @@ func (s *storeInformer) AddEventHandler(handler toolscache.ResourceEventHandler)
 	for _, obj := range objects(s.store) {
 		handler.OnAdd(obj, true)
 	}
-	r := &storeRegistration{handler: handler, informer: s}
+	r := &registration{handler: handler, informer: s}
 	s.handlers = append(slices.Clip(s.handlers), r)
 	return r, nil
 }
 
 // RemoveEventHandler removes a handler added with AddEventHandler;
 // removing it twice is not an error.
-func (s *storeInformer) RemoveEventHandler(handle toolscache.ResourceEventHandlerRegistration) error {
-	r, ok := handle.(*storeRegistration)
+func (s *Informer) RemoveEventHandler(handle toolscache.ResourceEventHandlerRegistration) error {
+	r, ok := handle.(*registration)
 	if !ok || r.informer != s {
 		return fmt.Errorf("cache: RemoveEventHandler: handle %T was not returned by this informer", handle)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.handlers = slices.DeleteFunc(slices.Clone(s.handlers), func(h *storeRegistration) bool { return h == r })
+	s.handlers = slices.DeleteFunc(slices.Clone(s.handlers), func(h *registration) bool { return h == r })
 	return nil
 }
 
 // AddIndexers adds indexes, indexing the objects already stored.
-func (s *storeInformer) AddIndexers(indexers toolscache.Indexers) error {
+func (s *Informer) AddIndexers(indexers toolscache.Indexers) error {
 	if s.stopped.Load() {
 		return errors.New("cache: AddIndexers: the informer has stopped")
 	}
@@ -337,29 +202,36 @@ func (s *storeInformer) AddIndexers(indexers toolscache.Indexers) error {
 
 // HasSynced reports whether the initial list has been applied and
 // dispatched.
-func (s *storeInformer) HasSynced() bool { return s.feed.HasSynced() }
+func (s *Informer) HasSynced() bool { return s.feed.HasSynced() }
 
 // HasSyncedChecker returns a checker whose channel closes once HasSynced
 // is true.
-func (s *storeInformer) HasSyncedChecker() toolscache.DoneChecker { return s.feed.HasSyncedChecker() }
+func (s *Informer) HasSyncedChecker() toolscache.DoneChecker { return s.feed.HasSyncedChecker() }
+
+// ObservedVersion returns the resourceVersion up to which the informer has
+// applied every change of its list-watch (see progress).
+func (s *Informer) ObservedVersion() uint64 { return s.feed.progress.rv.Load() }
+
+// Store returns the informer's store, for the cache's reads.
+func (s *Informer) Store() *store.Store { return s.store }
 
 // IsStopped reports whether the informer has stopped.
-func (s *storeInformer) IsStopped() bool { return s.stopped.Load() }
+func (s *Informer) IsStopped() bool { return s.stopped.Load() }
 
-// storeRegistration is a handler added to a storeInformer. Handlers are
+// registration is a handler added to a Informer. Handlers are
 // called in line, so a handler has seen the initial list once the informer
 // has synced (or, when added later, once AddEventHandler returned).
-type storeRegistration struct {
+type registration struct {
 	handler  toolscache.ResourceEventHandler
-	informer *storeInformer
+	informer *Informer
 }
 
 // HasSynced reports whether the handler has seen the initial list.
-func (r *storeRegistration) HasSynced() bool { return r.informer.HasSynced() }
+func (r *registration) HasSynced() bool { return r.informer.HasSynced() }
 
 // HasSyncedChecker returns a checker whose channel closes once HasSynced
 // is true.
-func (r *storeRegistration) HasSyncedChecker() toolscache.DoneChecker {
+func (r *registration) HasSyncedChecker() toolscache.DoneChecker {
 	return r.informer.HasSyncedChecker()
 }
 

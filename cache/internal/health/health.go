@@ -1,4 +1,9 @@
-package cache
+// Package health tracks whether an informer's list-watch works, for the
+// cache's Healthy and for the reads that give up: the outcome of every
+// list and watch call (Track) and whether each HTTP request of those
+// calls, client-go's silent retries included, got an answer at all
+// (TrackAnswers).
+package health
 
 import (
 	"context"
@@ -20,7 +25,7 @@ import (
 // and a single lost connection never gets there.
 const unansweredLimit = 3
 
-// listWatchHealth is the health of one informer's list-watch, as Healthy
+// Health is the health of one informer's list-watch, as Healthy
 // and the reads that give up report it. It is unhealthy while either holds:
 //
 //   - the last list or watch call failed (RBAC forbidden, kind not served,
@@ -39,8 +44,8 @@ const unansweredLimit = 3
 // A watch that the API server ends (its timeout, after minutes) is
 // answered and then re-opened, and an expired resourceVersion (410) is
 // the reflector's routine relist: neither counts.
-type listWatchHealth struct {
-	log logr.Logger
+type Health struct {
+	log logr.Logger // set by New
 
 	mu         sync.Mutex
 	callErr    error     // the last list or watch call's failure
@@ -50,8 +55,11 @@ type listWatchHealth struct {
 	reported   bool      // the current failure was logged
 }
 
+// New returns the health of an informer that logs to log.
+func New(log logr.Logger) *Health { return &Health{log: log} }
+
 // listed records the outcome of a list call.
-func (h *listWatchHealth) listed(ctx context.Context, err error) {
+func (h *Health) listed(ctx context.Context, err error) {
 	if err == nil {
 		h.recover(func() { h.callErr, h.unanswered, h.lastErr = nil, 0, nil })
 		return
@@ -62,7 +70,7 @@ func (h *listWatchHealth) listed(ctx context.Context, err error) {
 // watched records the outcome of a watch call: an open watch shows the
 // call succeeded, not that requests are answered (client-go hands out an
 // empty watch after its retries of unanswered requests ran out).
-func (h *listWatchHealth) watched(ctx context.Context, err error) {
+func (h *Health) watched(ctx context.Context, err error) {
 	if err == nil {
 		h.recover(func() { h.callErr = nil })
 		return
@@ -70,10 +78,10 @@ func (h *listWatchHealth) watched(ctx context.Context, err error) {
 	h.callFailed(ctx, err)
 }
 
-// reflectorFailed records an error the reflector hands its watch error
+// ReflectorFailed records an error the reflector hands its watch error
 // handler: mostly one that a list or watch call already reported, else a
 // failure to apply what it received. A watch that ended (EOF) is routine.
-func (h *listWatchHealth) reflectorFailed(ctx context.Context, err error) {
+func (h *Health) ReflectorFailed(ctx context.Context, err error) {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		h.log.V(4).Info("watch closed; resuming", "err", err.Error())
 		return
@@ -81,7 +89,7 @@ func (h *listWatchHealth) reflectorFailed(ctx context.Context, err error) {
 	h.callFailed(ctx, err)
 }
 
-func (h *listWatchHealth) callFailed(ctx context.Context, err error) {
+func (h *Health) callFailed(ctx context.Context, err error) {
 	switch {
 	case ctx.Err() != nil: // shutting down
 	case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
@@ -92,12 +100,12 @@ func (h *listWatchHealth) callFailed(ctx context.Context, err error) {
 }
 
 // answered records that a request got a response, whatever its status.
-func (h *listWatchHealth) answered() {
+func (h *Health) answered() {
 	h.recover(func() { h.unanswered, h.lastErr = 0, nil })
 }
 
 // noAnswer records that a request failed before any response.
-func (h *listWatchHealth) noAnswer(ctx context.Context, err error) {
+func (h *Health) noAnswer(ctx context.Context, err error) {
 	if ctx.Err() != nil {
 		return
 	}
@@ -111,7 +119,7 @@ func (h *listWatchHealth) noAnswer(ctx context.Context, err error) {
 }
 
 // fail applies change and logs the failure once, when it begins.
-func (h *listWatchHealth) fail(change func()) {
+func (h *Health) fail(change func()) {
 	h.mu.Lock()
 	change()
 	err := h.errLocked()
@@ -127,7 +135,7 @@ func (h *listWatchHealth) fail(change func()) {
 
 // recover applies change and logs the recovery once, when the informer is
 // healthy again.
-func (h *listWatchHealth) recover(change func()) {
+func (h *Health) recover(change func()) {
 	h.mu.Lock()
 	change()
 	log := h.reported && h.errLocked() == nil
@@ -140,14 +148,14 @@ func (h *listWatchHealth) recover(change func()) {
 	}
 }
 
-// err returns why the informer is unhealthy, or nil.
-func (h *listWatchHealth) err() error {
+// Err returns why the informer is unhealthy, or nil.
+func (h *Health) Err() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.errLocked()
 }
 
-func (h *listWatchHealth) errLocked() error {
+func (h *Health) errLocked() error {
 	if h.callErr != nil {
 		return h.callErr
 	}
@@ -162,7 +170,7 @@ func (h *listWatchHealth) errLocked() error {
 // its informer's health to answerTracker.
 type healthKey struct{}
 
-func withHealth(ctx context.Context, h *listWatchHealth) context.Context {
+func withHealth(ctx context.Context, h *Health) context.Context {
 	return context.WithValue(ctx, healthKey{}, h)
 }
 
@@ -174,7 +182,7 @@ type answerTracker struct{ rt http.RoundTripper }
 // RoundTrip forwards req and records whether it was answered.
 func (a answerTracker) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := a.rt.RoundTrip(req)
-	if h, ok := req.Context().Value(healthKey{}).(*listWatchHealth); ok {
+	if h, ok := req.Context().Value(healthKey{}).(*Health); ok {
 		if err != nil {
 			h.noAnswer(req.Context(), err)
 		} else {
@@ -195,10 +203,10 @@ func (a answerTracker) CloseIdleConnections() {
 	}
 }
 
-// trackAnswers returns a client that sends through hc's transport (and
+// TrackAnswers returns a client that sends through hc's transport (and
 // connection pool) and reports each request's answer to the health in its
 // context.
-func trackAnswers(hc *http.Client) *http.Client {
+func TrackAnswers(hc *http.Client) *http.Client {
 	rt := hc.Transport
 	if rt == nil {
 		rt = http.DefaultTransport

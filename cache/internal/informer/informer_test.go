@@ -1,4 +1,4 @@
-package cache
+package informer
 
 import (
 	"context"
@@ -74,7 +74,7 @@ func (h *recordingHandler) snapshot() (map[string]string, int, []string) {
 	return m, h.initial, append([]string(nil), h.problems...)
 }
 
-func storeView(s *storeInformer) map[string]string {
+func storeView(s *Informer) map[string]string {
 	m := map[string]string{}
 	for _, obj := range objects(s.store) {
 		cm := obj.(*corev1.ConfigMap)
@@ -93,7 +93,7 @@ func TestStoreInformerHandlers(t *testing.T) {
 	for i := range 3 {
 		src.Add(cmNamed(fmt.Sprint("cm-", i)))
 	}
-	s := newStoreInformer(src, &corev1.ConfigMap{}, storeInformerOptions{description: "v1 ConfigMap"})
+	s := New(src, &corev1.ConfigMap{}, Options{Description: "v1 ConfigMap"})
 	early := newRecordingHandler()
 	earlyReg, err := s.AddEventHandler(early)
 	require.NoError(t, err)
@@ -158,7 +158,7 @@ func TestStoreInformerHandlers(t *testing.T) {
 func TestStoreInformerLateHandlerUnderChurn(t *testing.T) {
 	src := &fakeSource{FakeControllerSource: fcache.NewFakeControllerSource()}
 	t.Cleanup(src.Shutdown)
-	s := newStoreInformer(src, &corev1.ConfigMap{}, storeInformerOptions{description: "v1 ConfigMap"})
+	s := New(src, &corev1.ConfigMap{}, Options{Description: "v1 ConfigMap"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})
@@ -264,9 +264,9 @@ func TestFeed(t *testing.T) {
 	}
 	transformed := 0
 	var prevs []string // the stored version each transform was given
-	s := newStoreInformer(nil, &corev1.ConfigMap{}, storeInformerOptions{
-		description: "v1 ConfigMap",
-		transform: func(obj, prev any) (any, error) {
+	s := New(nil, &corev1.ConfigMap{}, Options{
+		Description: "v1 ConfigMap",
+		Transform: func(obj, prev any) (any, error) {
 			transformed++
 			if prev != nil {
 				prevs = append(prevs, obj.(*corev1.ConfigMap).Name+"@"+prev.(*corev1.ConfigMap).ResourceVersion)
@@ -321,17 +321,17 @@ func TestFeed(t *testing.T) {
 // hands its error to the caller (the Reflector logs it).
 func TestFeedTransformError(t *testing.T) {
 	boom := fmt.Errorf("boom")
-	s := newStoreInformer(nil, &corev1.ConfigMap{}, storeInformerOptions{
-		description: "v1 ConfigMap",
-		transform:   func(any, any) (any, error) { return nil, boom },
+	s := New(nil, &corev1.ConfigMap{}, Options{
+		Description: "v1 ConfigMap",
+		Transform:   func(any, any) (any, error) { return nil, boom },
 	})
 	assert.ErrorIs(t, s.feed.Add(cmNamed("a")), boom)
 	assert.ErrorIs(t, s.feed.Replace([]any{cmNamed("a")}, "1"), boom)
 	assert.Empty(t, objects(s.store))
 
-	renaming := newStoreInformer(nil, &corev1.ConfigMap{}, storeInformerOptions{
-		description: "v1 ConfigMap",
-		transform:   func(any, any) (any, error) { return cmNamed("other"), nil },
+	renaming := New(nil, &corev1.ConfigMap{}, Options{
+		Description: "v1 ConfigMap",
+		Transform:   func(any, any) (any, error) { return cmNamed("other"), nil },
 	})
 	assert.ErrorContains(t, renaming.feed.Add(cmNamed("a")), "transform of ns/a returned *v1.ConfigMap named ns/other")
 	assert.Empty(t, objects(renaming.store))
@@ -354,3 +354,11 @@ func TestParseKey(t *testing.T) {
 		}
 	}
 }
+
+// fakeSource is a FakeControllerSource that does not speak streaming
+// lists.
+type fakeSource struct {
+	*fcache.FakeControllerSource
+}
+
+func (f *fakeSource) IsWatchListSemanticsUnSupported() bool { return true }

@@ -1,0 +1,177 @@
+package informer
+
+import (
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/kubeloop/kubeloop/cache/internal/store"
+)
+
+// feed is what the Reflector writes into: a toolscache.Queue with nothing
+// queued. Each change is transformed, applied to the store and dispatched
+// on the caller's goroutine, as client-go's informers would once they had
+// popped it: an object already stored is an update, else an add; a
+// deletion may carry DeletedFinalStateUnknown; a relist deletes what it no
+// longer holds. The Reflector makes every call but Resync from one
+// goroutine; Resync comes from another, hence s.mu.
+type feed struct {
+	s           *Informer
+	description string
+
+	synced     chan struct{} // closed once the first list has been applied; under s.mu
+	syncedOnce bool          // under s.mu
+	closed     chan struct{}
+	closeOnce  sync.Once
+	progress   progress // see progress.go
+}
+
+var _ toolscache.Queue = (*feed)(nil)
+
+// Add applies an added object.
+func (f *feed) Add(obj any) error { return f.upsert(obj) }
+
+// Update applies a modified object.
+func (f *feed) Update(obj any) error { return f.upsert(obj) }
+
+func (f *feed) upsert(obj any) error {
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
+	err := f.s.upsert(obj, !f.syncedOnce)
+	f.markSynced()
+	return err
+}
+
+// Delete applies a deletion.
+func (f *feed) Delete(obj any) error {
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
+	err := f.s.remove(obj)
+	f.markSynced()
+	return err
+}
+
+// Replace applies a (re)list: every stored object the list no longer holds
+// is deleted, as a DeletedFinalStateUnknown, then every listed object is
+// added or updated. The first list's adds are in the initial list.
+func (f *feed) Replace(list []any, rv string) error {
+	defer f.progress.advance(rv)
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
+	var errs []error
+	if f.s.store.Len() > 0 {
+		listed := make(map[store.Key]struct{}, len(list))
+		for _, obj := range list {
+			k, err := keyOf(obj)
+			if err != nil {
+				return err
+			}
+			listed[k] = struct{}{}
+		}
+		var gone []toolscache.DeletedFinalStateUnknown
+		f.s.store.Each("", func(k store.Key, obj any) bool {
+			if _, ok := listed[k]; !ok {
+				gone = append(gone, toolscache.DeletedFinalStateUnknown{Key: k.String(), Obj: obj})
+			}
+			return true
+		})
+		for _, d := range gone {
+			if err := f.s.remove(d); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	initial := !f.syncedOnce
+	for _, obj := range list {
+		if err := f.s.upsert(obj, initial); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	f.markSynced()
+	return errors.Join(errs...)
+}
+
+// Resync hands every stored object to the handlers as an update from
+// itself.
+func (f *feed) Resync() error {
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
+	if len(f.s.handlers) == 0 {
+		return nil
+	}
+	for _, obj := range objects(f.s.store) {
+		for _, r := range f.s.handlers {
+			r.handler.OnUpdate(obj, obj)
+		}
+	}
+	return nil
+}
+
+// markSynced records that the first change has been applied. The
+// Reflector's first call is the initial list's Replace. The caller holds
+// s.mu.
+func (f *feed) markSynced() {
+	if !f.syncedOnce {
+		f.syncedOnce = true
+		close(f.synced)
+	}
+}
+
+// Pop has nothing to hand out: it waits for Close.
+func (f *feed) Pop(toolscache.PopProcessFunc) (any, error) {
+	<-f.closed
+	return nil, toolscache.ErrFIFOClosed
+}
+
+// HasSynced reports whether the initial list has been applied and
+// dispatched.
+func (f *feed) HasSynced() bool {
+	select {
+	case <-f.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+// HasSyncedChecker returns a checker whose channel closes once HasSynced
+// is true.
+func (f *feed) HasSyncedChecker() toolscache.DoneChecker { return syncedChecker{f} }
+
+// Close ends Pop; the controller calls it when its context ends.
+func (f *feed) Close() { f.closeOnce.Do(func() { close(f.closed) }) }
+
+// syncedChecker is a feed's toolscache.DoneChecker.
+type syncedChecker struct{ f *feed }
+
+func (c syncedChecker) Name() string          { return "cache " + c.f.description }
+func (c syncedChecker) Done() <-chan struct{} { return c.f.synced }
+
+// progress is the resourceVersion (an etcd revision) up to which a feed has
+// applied every change of its list-watch: the list's on a (re)list, then
+// each event's and bookmark's, as the Reflector reports them. It only
+// grows. A change with a higher version may already be applied; none with
+// a lower or equal one is missing.
+type progress struct{ rv atomic.Uint64 }
+
+// advance records that every change up to rv has been applied. A version
+// that is not an unsigned integer is ignored.
+func (p *progress) advance(rv string) {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return
+	}
+	for {
+		old := p.rv.Load()
+		if n <= old || p.rv.CompareAndSwap(old, n) {
+			return
+		}
+	}
+}
+
+// UpdateResourceVersion is called by the Reflector after each watch event
+// and bookmark has been applied (client-go's ResourceVersionUpdater).
+func (f *feed) UpdateResourceVersion(rv string) { f.progress.advance(rv) }
