@@ -42,7 +42,7 @@ type Manager struct {
 	logger     logr.Logger
 	registry   *prometheus.Registry
 	events     *eventRecorders
-	elector    *leaderelection.Elector // nil without leader election
+	elector    *leaderelection.Elector // nil without leader election; a new one each term (recampaign.go), used by Start's goroutine only
 	healthz    healthz.Handler
 	readyz     healthz.Handler
 
@@ -63,6 +63,7 @@ type Manager struct {
 	firstErr        error   // the error that stopped the manager
 	stopErrs        []error // errors returned while stopping
 	failed          chan struct{}
+	term            int // leader terms won so far
 
 	webhookMu     sync.Mutex
 	webhookServer *webhook.Server
@@ -146,23 +147,8 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 	m.events = newEventRecorders(m.scheme, evc, m.logger)
 
 	if opts.LeaderElection {
-		m.elector, err = leaderelection.New(m.cfg, leaderelection.Options{
-			ID:            opts.LeaderElectionID,
-			Namespace:     opts.LeaderElectionNamespace,
-			Identity:      opts.LeaderElectionIdentity,
-			LeaseDuration: opts.LeaseDuration,
-			RenewDeadline: opts.RenewDeadline,
-			RetryPeriod:   opts.RetryPeriod,
-			Labels:        opts.LeaderElectionLabels,
-			HTTPClient:    m.httpClient,
-			Logger:        m.logger.WithName("leaderelection"),
-			Metrics:       m.registry,
-			// The manager releases the lease itself, and only once every
-			// leader-only runnable has returned.
-			ReleaseOnCancel: false,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("manager: %w", err)
+		if m.elector, err = m.newElector(opts.LeaderElectionIdentity); err != nil { // recampaign.go
+			return nil, err
 		}
 	}
 

@@ -73,6 +73,38 @@ type Options struct {
 	// takes over within about one RetryPeriod. The process must exit right
 	// after Start returns. Zero: the lease expires after LeaseDuration.
 	LeaderElectionReleaseOnCancel bool
+	// LeaderElectionRecampaign keeps the process alive when the lease is
+	// lost (a network cut, an API server down or slow): the manager stops
+	// the leader-only runnables and waits until every one has returned
+	// (within GracefulShutdownTimeout), keeps the caches and the runnables
+	// that need no leadership running, and campaigns again with the same
+	// identity. When it wins, the leader-only runnables start again; the
+	// caches were never stopped, so their informers list nothing again.
+	//
+	// EVERY LEADER-ONLY RUNNABLE'S Start IS CALLED AGAIN EACH TERM, with a
+	// new context, including one that returned nil in an earlier term. A
+	// runnable added with Add must therefore be restartable: its Start may
+	// be called again once the previous call returned. Controllers
+	// (controller.Controller, the builder's) are: each term they start
+	// their sources again with a new, empty queue, and the sources hand
+	// over every object their informers hold as an initial add (from the
+	// informers' stores), so every object is reconciled again, as after a
+	// restart, without a relist. A runnable whose Start cannot run twice
+	// must not be leader-only here.
+	//
+	// Never two leaders: the elector stops leading RenewDeadline after its
+	// last renewal, before any standby may take over, and the manager
+	// campaigns again only after every leader-only runnable of the lost
+	// term has returned. If one has not returned within
+	// GracefulShutdownTimeout, Start stops as without this option and
+	// returns an error wrapping leaderelection.ErrLeaderElectionLost that
+	// names it. leader_election_master_status is 0 between terms; the
+	// log lines of the election name the term.
+	//
+	// False (the default, as in controller-runtime): a lost lease cancels
+	// every context at once and Start returns an error wrapping
+	// leaderelection.ErrLeaderElectionLost; the process is expected to exit.
+	LeaderElectionRecampaign bool
 	// LeaderElectionLabels are set on the Lease. Zero: none.
 	LeaderElectionLabels map[string]string
 	// LeaseDuration, RenewDeadline and RetryPeriod are the election

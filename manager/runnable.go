@@ -61,6 +61,7 @@ type group struct {
 	cancel  context.CancelFunc
 	started bool       // added runnables start at once
 	pending []Runnable // added before the group started
+	members []Runnable // every runnable added, to start again each leader term (recampaign.go)
 	running map[*entry]struct{}
 	wg      sync.WaitGroup
 }
@@ -121,6 +122,7 @@ func (m *Manager) Add(r Runnable) error {
 	if c, ok := r.(cache.Cache); ok && g == m.caches {
 		m.extraCaches = append(m.extraCaches, c)
 	}
+	g.members = append(g.members, r)
 	if g.started {
 		m.runLocked(g, r, func() {})
 	} else {

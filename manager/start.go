@@ -18,7 +18,9 @@ import (
 // the lease is lost, then shuts down. In order it starts: the HTTP servers
 // (metrics, probes, pprof) and the event broadcaster; the caches, waiting
 // for them to sync; the runnables that need no leadership; the election;
-// and, once elected, the leader-only runnables.
+// and, once elected, the leader-only runnables. With
+// LeaderElectionRecampaign, losing the lease stops only the leader-only
+// runnables and campaigns again (recampaign.go).
 //
 // The shutdown stops them in reverse: leader-only runnables, then the
 // lease (released if LeaderElectionReleaseOnCancel and every leader-only
@@ -29,8 +31,10 @@ import (
 // Start returns nil after ctx ended and everything stopped; the first
 // runnable error (joined with errors returned while stopping); an error
 // wrapping leaderelection.ErrLeaderElectionLost; or, when the timeout
-// passed with goroutines still running, an error naming them. Start may be
-// called once.
+// passed with goroutines still running, an error naming them. With
+// LeaderElectionRecampaign, a lost lease ends Start only when the
+// leader-only runnables did not return within GracefulShutdownTimeout.
+// Start may be called once.
 func (m *Manager) Start(ctx context.Context) error {
 	m.mu.Lock()
 	if m.started {
@@ -46,7 +50,7 @@ func (m *Manager) Start(ctx context.Context) error {
 	}
 	m.mu.Unlock()
 
-	st := &stopState{}
+	st := &stopState{base: base}
 	defer utilnet.CloseIdleConnectionsFor(m.httpClient.Transport)
 
 	if err := m.startServers(); err != nil {
@@ -102,6 +106,14 @@ func (m *Manager) Start(ctx context.Context) error {
 			st.electionDone = nil
 			if err == nil {
 				err = errors.New("leader election ended unexpectedly")
+			}
+			if errors.Is(err, leaderelection.ErrLeaderElectionLost) && m.opts.LeaderElectionRecampaign {
+				// recampaign.go: stop the term's runnables, keep the
+				// caches, campaign again.
+				elected, electionDone, err = m.recampaign(ctx, st, err)
+				if err == nil {
+					continue // nil channels when ctx ended or a runnable failed meanwhile
+				}
 			}
 			if errors.Is(err, leaderelection.ErrLeaderElectionLost) {
 				st.lost = true
@@ -170,10 +182,15 @@ func (m *Manager) startLeaders() {
 		return
 	}
 	if m.elector != nil {
-		m.logger.Info("elected leader; starting leader-only runnables")
+		m.term++
+		m.logger.Info("elected leader; starting leader-only runnables", "term", m.term)
 	}
 	m.startGroupLocked(m.leaders)
-	close(m.elected)
+	select {
+	case <-m.elected: // a later term
+	default:
+		close(m.elected)
+	}
 }
 
 // fail records err: the first error before the stop is Start's cause;
@@ -198,6 +215,7 @@ func (m *Manager) fail(err error) {
 
 // stopState is what Start hands its shutdown.
 type stopState struct {
+	base           context.Context    // the parent of the groups' and the election's contexts
 	lost           bool               // the lease was lost
 	cancelElection context.CancelFunc // nil without leader election
 	electionDone   chan error         // nil once the elector returned
