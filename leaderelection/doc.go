@@ -22,7 +22,10 @@
 //     successful renewal was sent, while ctx was live (client-go's elector
 //     alone would wait up to a RetryPeriod longer). It never campaigns
 //     again: a candidate that lost the lease is expected to stop its
-//     leader-only work and exit.
+//     leader-only work and exit, or, once that work has stopped, to
+//     campaign with a new Elector of the same Identity (the manager does so
+//     with LeaderElectionRecampaign); if the Lease still names it, the new
+//     Elector renews it at once.
 //   - The timings are checked against what the Lease stores: its
 //     leaseDurationSeconds is LeaseDuration rounded up to whole seconds
 //     (1.9s is stored as 2s, never truncated to 1s), RenewDeadline must be

@@ -32,6 +32,19 @@
 //   - The first runnable error stops the manager and Start returns it.
 //     Losing the lease cancels every context at once and Start returns an
 //     error wrapping leaderelection.ErrLeaderElectionLost; exit then.
+//   - With LeaderElectionRecampaign, losing the lease instead stops only
+//     the leader-only runnables; once every one has returned (within
+//     GracefulShutdownTimeout, else Start stops as above and names the
+//     ones still running) the manager campaigns again with the same
+//     identity, caches and other runnables running all along. On winning,
+//     it calls Start of every leader-only runnable again: controllers
+//     restart with a new empty queue and get every cached object as an
+//     initial add from the informers' stores, without a relist; a
+//     runnable of one's own must accept a second Start. Never two leaders:
+//     the elector stops leading RenewDeadline after its last renewal,
+//     before a standby may take over, and the next campaign waits for the
+//     old term's runnables. Log lines name the term ("term": n);
+//     leader_election_master_status is 0 between terms.
 //   - Shutdown runs in reverse order (leader-only runnables, then the lease,
 //     other runnables, caches, servers, events) within
 //     GracefulShutdownTimeout, and Start returns only when every goroutine

@@ -272,8 +272,10 @@ func (m *Manager) AddReadyzCheck(name string, check healthz.Checker) error {
 }
 
 // Elected returns a channel closed when leader-only runnables may start:
-// when this replica wins the election, or once the caches have synced
-// without leader election.
+// when this replica first wins the election, or once the caches have
+// synced without leader election. With LeaderElectionRecampaign it stays
+// closed after a lost term; leader_election_master_status says whether
+// this replica leads now.
 func (m *Manager) Elected() <-chan struct{} { return m.elected }
 
 // cacheCheck is the built-in readiness check: the caches have synced and
