@@ -111,7 +111,9 @@ type replica struct {
 	killed  time.Time
 }
 
-func startReplica(t *testing.T, shard string) *replica {
+// startReplica starts the replica shard; args are extra flags, which
+// override the defaults (the last value of a flag wins).
+func startReplica(t *testing.T, shard string, args ...string) *replica {
 	t.Helper()
 	r := &replica{shard: shard, metrics: freePort(t), witness: filepath.Join(dir, "witness-"+shard), done: make(chan error, 1)}
 	logf, err := os.Create(filepath.Join(dir, "log-"+shard))
@@ -119,6 +121,7 @@ func startReplica(t *testing.T, shard string) *replica {
 	r.cmd = exec.Command(bin, "-kubeconfig", kubeconfig, "-shard", shard, "-cert-dir", certDir, "-ca-file", caFile,
 		"-webhook-port", strconv.Itoa(freePort(t)), "-metrics-bind-address", "127.0.0.1:"+strconv.Itoa(r.metrics),
 		"-witness", r.witness, "-work", "2ms", "-lease-duration", leaseDur.String(), "-lease-namespace", "default")
+	r.cmd.Args = append(r.cmd.Args, args...)
 	r.cmd.Stdout, r.cmd.Stderr = logf, logf
 	require.NoError(t, r.cmd.Start())
 	go func() { r.done <- r.cmd.Wait(); logf.Close() }()
@@ -133,7 +136,13 @@ func startReplica(t *testing.T, shard string) *replica {
 
 func (r *replica) cached(t *testing.T) int {
 	t.Helper()
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/cached?namespace="+testNS, r.metrics))
+	return r.cachedIn(t, testNS)
+}
+
+// cachedIn is the number of ConfigMaps of namespace ns in r's cache.
+func (r *replica) cachedIn(t *testing.T, ns string) int {
+	t.Helper()
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/cached?namespace="+ns, r.metrics))
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
@@ -142,19 +151,26 @@ func (r *replica) cached(t *testing.T) int {
 	return n
 }
 
-func listAll(t *testing.T) []corev1.ConfigMap {
+func listAll(t *testing.T) []corev1.ConfigMap { return listIn(t, testNS) }
+
+func listIn(t *testing.T, ns string) []corev1.ConfigMap {
 	t.Helper()
 	var l corev1.ConfigMapList
-	require.NoError(t, c.List(context.Background(), &l, client.InNamespace(testNS)))
+	require.NoError(t, c.List(context.Background(), &l, client.InNamespace(ns)))
 	return l.Items
 }
 
 // converged reports whether every object is assigned to a shard of
 // shards, reconciled by it, and observed == desired.
 func converged(t *testing.T, shards []string) (bool, map[string]string) {
-	items := listAll(t)
+	return convergedIn(t, testNS, objects, shards)
+}
+
+// convergedIn is converged for the n objects of namespace ns.
+func convergedIn(t *testing.T, ns string, n int, shards []string) (bool, map[string]string) {
+	items := listIn(t, ns)
 	by := map[string]string{}
-	ok := len(items) == objects
+	ok := len(items) == n
 	for _, cm := range items {
 		s := cm.Labels[shardKey]
 		by[cm.Name] = s
@@ -167,9 +183,15 @@ func converged(t *testing.T, shards []string) (bool, map[string]string) {
 
 func waitConverged(t *testing.T, shards []string, within time.Duration) (map[string]string, time.Duration) {
 	t.Helper()
+	return waitConvergedIn(t, testNS, objects, shards, within)
+}
+
+// waitConvergedIn is waitConverged for the n objects of namespace ns.
+func waitConvergedIn(t *testing.T, ns string, n int, shards []string, within time.Duration) (map[string]string, time.Duration) {
+	t.Helper()
 	start := time.Now()
 	for {
-		ok, by := converged(t, shards)
+		ok, by := convergedIn(t, ns, n, shards)
 		if ok {
 			return by, time.Since(start)
 		}
@@ -186,6 +208,12 @@ func waitConverged(t *testing.T, shards []string, within time.Duration) (map[str
 
 func setDesired(t *testing.T, names []string, v string) {
 	t.Helper()
+	setDesiredIn(t, testNS, names, v)
+}
+
+// setDesiredIn is setDesired for objects of namespace ns.
+func setDesiredIn(t *testing.T, ns string, names []string, v string) {
+	t.Helper()
 	var wg sync.WaitGroup
 	ch := make(chan string)
 	for range 16 {
@@ -193,7 +221,7 @@ func setDesired(t *testing.T, names []string, v string) {
 			for name := range ch {
 				for {
 					cm := &corev1.ConfigMap{}
-					require.NoError(t, c.Get(context.Background(), client.ObjectKey{Namespace: testNS, Name: name}, cm))
+					require.NoError(t, c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, cm))
 					cm.Data["desired"] = v
 					if err := c.Update(context.Background(), cm); err == nil {
 						break
