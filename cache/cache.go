@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,15 +11,19 @@ import (
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"github.com/kubeloop/kubeloop/cache/internal/fieldindex"
 	"github.com/kubeloop/kubeloop/cache/internal/informer"
 	"github.com/kubeloop/kubeloop/cache/internal/intern"
+	"github.com/kubeloop/kubeloop/cache/internal/listwatch"
+	"github.com/kubeloop/kubeloop/cache/internal/typemap"
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
 	"github.com/kubeloop/kubeloop/internal/kinds"
@@ -48,7 +53,7 @@ type InformerCache struct {
 	// Read fast paths: the kind of each Go type, and the synced entry of
 	// each typed kind (dropped whenever an entry is removed).
 	gvkByType   sync.Map // reflect.Type -> schema.GroupVersionKind
-	readyByType readyTable
+	readyByType typemap.Map[*entry]
 }
 
 type runState uint8
@@ -62,8 +67,12 @@ const (
 var (
 	_ Cache         = (*InformerCache)(nil)
 	_ client.Reader = (*InformerCache)(nil)
-	_ Informer      = (*informer.Informer)(nil)
-	_ Informer      = (*informer.Multi)(nil)
+	// How far the cache has caught up, for the manager's client: it reads
+	// its own writes by comparing the resourceVersion it wrote with the one
+	// up to which an informer has applied every change.
+	_ client.CacheProgress = (*InformerCache)(nil)
+	_ Informer             = (*informer.Informer)(nil)
+	_ Informer             = (*informer.Multi)(nil)
 )
 
 // New returns a cache of the cluster cfg points at. Nothing is listed or
@@ -88,9 +97,7 @@ func New(cfg *rest.Config, opts Options) (*InformerCache, error) {
 		}
 		opts.Mapper = m
 	}
-	lw := &restListWatchFactory{cfg: rest.CopyConfig(cfg), httpClient: opts.HTTPClient, scheme: opts.Scheme,
-		codecs: serializer.NewCodecFactory(opts.Scheme)}
-	return newCache(opts, lw)
+	return newCache(opts, listwatch.NewFactory(cfg, opts.HTTPClient, opts.Scheme))
 }
 
 // newCache builds a cache over any list-watch factory; tests use fakes.
@@ -161,13 +168,7 @@ func (c *InformerCache) WaitForCacheSync(ctx context.Context) bool {
 	case <-ctx.Done():
 		return false
 	}
-	c.mu.Lock()
-	entries := make([]*entry, 0, len(c.entries))
-	for _, e := range c.entries {
-		entries = append(entries, e)
-	}
-	c.mu.Unlock()
-	for _, e := range entries {
+	for _, e := range c.snapshot() {
 		if err := e.group.WaitSynced(ctx); err != nil && !errors.Is(err, informer.ErrRemoved) {
 			return false
 		}
@@ -182,12 +183,7 @@ func (c *InformerCache) WaitForCacheSync(ctx context.Context) bool {
 // reset on arrival), which client-go would otherwise retry in silence;
 // see the package doc for the bounds.
 func (c *InformerCache) Healthy() error {
-	c.mu.Lock()
-	entries := make([]*entry, 0, len(c.entries))
-	for _, e := range c.entries {
-		entries = append(entries, e)
-	}
-	c.mu.Unlock()
+	entries := c.snapshot()
 	slices.SortFunc(entries, func(a, b *entry) int { return compareKeys(a.key, b.key) })
 	var errs []error
 	for _, e := range entries {
@@ -267,6 +263,17 @@ func (c *InformerCache) IndexField(ctx context.Context, obj client.Object, field
 	return nil
 }
 
+// snapshot returns the entries.
+func (c *InformerCache) snapshot() []*entry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	entries := make([]*entry, 0, len(c.entries))
+	for _, e := range c.entries {
+		entries = append(entries, e)
+	}
+	return entries
+}
+
 // keyFor returns the kind and shape of obj.
 func (c *InformerCache) keyFor(obj runtime.Object) (kindKey, error) {
 	sh := shapeOf(obj)
@@ -301,7 +308,7 @@ func (c *InformerCache) getOrCreate(ctx context.Context, key kindKey) (e *entry,
 	if err != nil {
 		return nil, false, err // names the kind
 	}
-	kc := c.configFor(key.gvk)
+	kc := configFor(c.opts, c.byGVK, key.gvk)
 	ne, err := newEntry(key, mapping, kc, c.lw, transformFor(c.intern, key, kc), c.opts.Scheme, c.log)
 	if err != nil {
 		return nil, false, err
@@ -377,4 +384,308 @@ func (c *InformerCache) entryForRead(ctx context.Context, key kindKey) (*entry, 
 		return nil, fmt.Errorf("cache: informer not synced: %w", err)
 	}
 	return e, nil
+}
+
+// The Get path. A typed Get of a synced kind costs an atomic load and a
+// short scan to find the kind's entry, the store's lookup by namespace and
+// name (no key is built; see internal/store), and one reflect.Value.Set (after
+// a DeepCopyObject unless the read is no-copy); GetShared skips the Set.
+// On a large cache read in random order most of the time goes into CPU
+// cache misses on the store's table, the name bytes and, unless the read
+// is GetShared, the object itself (bench/cache BenchmarkStoreFloor), not
+// into this code.
+
+// Get fills obj with the cached object named by key: a deep copy, or with
+// client.UnsafeDisableDeepCopy the cached object's fields themselves (which
+// must then not be mutated). The object keeps its resourceVersion and has
+// its apiVersion and kind set. A missing object is an apierrors NotFound.
+func (c *InformerCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if v := reflect.ValueOf(obj); obj == nil || (v.Kind() == reflect.Pointer && v.IsNil()) {
+		// A typed nil pointer would pass the type-keyed fast path below
+		// and panic when filled.
+		return fmt.Errorf("get %T %s: %w", obj, key, client.ErrNilObject)
+	}
+	e, item, err := c.lookup(ctx, key, obj)
+	if err != nil {
+		return err
+	}
+	deep := !getNoCopy(e.noCopy, opts)
+	if e.key.shape == shapeTyped {
+		err = fillTyped(obj, item, deep)
+	} else {
+		err = fill(obj, item, deep)
+	}
+	if err != nil {
+		return e.getError(key, err)
+	}
+	return nil
+}
+
+// GetShared returns the cached object named by key, of obj's kind, itself:
+// no copy is made, so it is shared with the cache and every other reader
+// and must not be modified. obj only names the kind and is not filled; for
+// a typed kind a nil pointer does (client.GetShared passes one). The object
+// keeps its resourceVersion and has its apiVersion and kind set. A missing
+// object is an apierrors NotFound.
+func (c *InformerCache) GetShared(ctx context.Context, key client.ObjectKey, obj client.Object) (client.Object, error) {
+	if obj == nil {
+		return nil, fmt.Errorf("get %s: %w", key, client.ErrNilObject)
+	}
+	e, item, err := c.lookup(ctx, key, obj)
+	if err != nil {
+		return nil, err
+	}
+	if reflect.TypeOf(item) != reflect.TypeOf(obj) {
+		return nil, e.getError(key, fmt.Errorf("cannot share cached %T as %T", item, obj))
+	}
+	return item.(client.Object), nil
+}
+
+// lookup returns the entry of obj's kind and the object it caches under
+// key. obj only names the kind: for a typed kind it may be a nil pointer.
+// It checks key as the live client does, and its errors read as the live
+// client's: "get <kind> <namespace>/<name>: <cause>".
+func (c *InformerCache) lookup(ctx context.Context, key client.ObjectKey, obj client.Object) (*entry, any, error) {
+	e := c.readyEntry(obj)
+	if e == nil {
+		kindOf := obj
+		if v := reflect.ValueOf(obj); v.Kind() == reflect.Pointer && v.IsNil() {
+			kindOf = reflect.New(v.Type().Elem()).Interface().(client.Object)
+		}
+		k, err := c.keyFor(kindOf)
+		if err != nil {
+			return nil, nil, fmt.Errorf("get %T %s: %w", obj, key, err)
+		}
+		if e, err = c.entryForRead(ctx, k); err != nil {
+			return nil, nil, kinds.OpError("get", k.gvk, key.Namespace, key.Name, err)
+		}
+		c.rememberReady(obj, e)
+	}
+	if err := kinds.CheckKey("get", e.key.gvk, e.namespaced, key.Namespace, key.Name); err != nil {
+		return nil, nil, err
+	}
+	ns := key.Namespace
+	if !e.namespaced {
+		ns = ""
+	}
+	ni, err := e.informerFor(ns)
+	if err != nil {
+		return nil, nil, e.getError(key, err)
+	}
+	item, exists := ni.Informer.Store().Get(ns, key.Name)
+	if !exists {
+		return nil, nil, e.getError(key, apierrors.NewNotFound(e.mapping.Resource.GroupResource(), key.Name))
+	}
+	return e, item, nil
+}
+
+// readyEntry returns the synced entry of a typed obj from the fast path,
+// or nil.
+func (c *InformerCache) readyEntry(obj client.Object) *entry {
+	if runState(c.state.Load()) != running {
+		return nil
+	}
+	e, _ := c.readyByType.Load(reflect.TypeOf(obj))
+	return e
+}
+
+// rememberReady records the synced entry of a typed obj for readyEntry.
+func (c *InformerCache) rememberReady(obj client.Object, e *entry) {
+	if e.key.shape != shapeTyped {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries[e.key] == e { // not removed meanwhile
+		c.readyByType.Store(reflect.TypeOf(obj), e)
+	}
+}
+
+// List fills list with the cached objects matching opts: namespace, label
+// selector and exact-match field selectors on indexed fields (and on
+// metadata.name and metadata.namespace). Limit caps the result; Continue
+// is not supported. Items are deep copies unless UnsafeDisableDeepCopy.
+func (c *InformerCache) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	k, err := c.keyForList(list)
+	if err != nil {
+		return fmt.Errorf("list %T: %w", list, err)
+	}
+	var lo client.ListOptions
+	lo.ApplyOptions(opts)
+	fail := func(err error) error {
+		return kinds.OpError("list", k.gvk, lo.Namespace, "", err)
+	}
+	if err := client.InvalidSelectorError(lo.LabelSelector); err != nil {
+		return fail(fmt.Errorf("invalid label selector: %w", err))
+	}
+	if lo.Continue != "" {
+		return fail(errors.New("continue tokens are not supported by the cache; list from the API server to page"))
+	}
+	q, err := fieldindex.Parse(lo.FieldSelector)
+	if err != nil {
+		return fail(err)
+	}
+	e, err := c.entryForRead(ctx, k)
+	if err != nil {
+		return fail(err)
+	}
+	ns := lo.Namespace
+	if q.Namespace != nil {
+		if ns != "" && ns != *q.Namespace {
+			return meta.SetList(list, nil) // contradictory: nothing matches
+		}
+		ns = *q.Namespace
+	}
+	if !e.namespaced {
+		ns = ""
+	}
+	infs := e.group.All()
+	if ns != "" && e.restricted {
+		ni, err := e.informerFor(ns)
+		if err != nil {
+			return fail(err)
+		}
+		infs = []*informer.NS{ni}
+	}
+	noCopy := e.noCopy
+	if lo.UnsafeDisableDeepCopy != nil {
+		noCopy = *lo.UnsafeDisableDeepCopy
+	}
+	var out []runtime.Object
+	full := false
+	for _, ni := range infs {
+		f, err := q.Resolve(ni.Informer.Store(), ns)
+		if err != nil {
+			return fail(err)
+		}
+		// Filter under the store's read lock; copy after it.
+		f.Each(ni.Informer.Store(), ns, func(obj client.Object) bool {
+			if matchesLabels(lo.LabelSelector, obj) && f.Matches(obj) {
+				out = append(out, obj)
+				full = lo.Limit > 0 && int64(len(out)) >= lo.Limit
+			}
+			return !full
+		})
+		if full {
+			break
+		}
+	}
+	if !noCopy {
+		for i, obj := range out {
+			out[i] = obj.DeepCopyObject()
+		}
+	}
+	if err := meta.SetList(list, out); err != nil {
+		return fail(err)
+	}
+	list.SetContinue("")
+	return nil
+}
+
+// keyForList returns the kind and shape of list's items.
+func (c *InformerCache) keyForList(list client.ObjectList) (kindKey, error) {
+	k, err := c.keyFor(list)
+	if err != nil {
+		return kindKey{}, err
+	}
+	k.gvk.Kind = kinds.TrimList(k.gvk.Kind)
+	return k, nil
+}
+
+// ObservedVersion returns the resourceVersion up to which the cache has
+// applied every change of obj's kind in namespace ns ("" for a
+// cluster-scoped kind or a cluster-wide informer), for the manager's client
+// to tell a cache that lags behind its own write from one that has caught
+// up. ok is false when the cache cannot say: it has no synced informer for
+// the kind and namespace, or that informer's last list or watch failed
+// (Healthy names it), so that a read through the cache may be arbitrarily
+// stale.
+func (c *InformerCache) ObservedVersion(obj client.Object, ns string) (rv uint64, ok bool) {
+	e := c.readyEntry(obj)
+	if e == nil {
+		k, err := c.keyFor(obj)
+		if err != nil {
+			return 0, false
+		}
+		c.mu.Lock()
+		e = c.entries[k]
+		c.mu.Unlock()
+		if e == nil {
+			return 0, false
+		}
+	}
+	if !e.namespaced {
+		ns = ""
+	}
+	ni, err := e.informerFor(ns)
+	if err != nil || !ni.Informer.HasSynced() || ni.Health.Err() != nil {
+		return 0, false
+	}
+	return ni.Informer.ObservedVersion(), true
+}
+
+// Holds reports whether the cache would hold obj as it is: its kind is
+// cached, its namespace is watched and its labels (and metadata.name and
+// metadata.namespace fields) match the kind's selectors. A field selector
+// on other fields cannot be judged on an arbitrary object; such an object
+// counts as held.
+func (c *InformerCache) Holds(obj client.Object) bool {
+	k, err := c.keyFor(obj)
+	if err != nil {
+		return false
+	}
+	kc := configFor(c.opts, c.byGVK, k.gvk)
+	if ns := obj.GetNamespace(); ns != "" && kc.namespaces != nil && !slices.Contains(kc.namespaces, ns) {
+		return false
+	}
+	if kc.label != nil && !kc.label.Empty() && !kc.label.Matches(labels.Set(obj.GetLabels())) {
+		return false
+	}
+	return matchesMetadataFields(kc.field, obj)
+}
+
+// Sizes returns what the cache holds: one KindSize per kind, shape and
+// namespace that has objects, sorted by group, kind, version, shape and
+// namespace. A kind whose informers hold nothing (yet) is listed once,
+// with Namespace "" and zero Objects, so that every informer shows up.
+//
+// Objects is exact. Bytes is an estimate of the size of the objects as
+// JSON, as stored: what `kubectl get -o json` would print for them less
+// metadata.managedFields, which the cache does not keep (unless
+// ByObject.KeepManagedFields). Sizes encodes up to 16 objects of each
+// namespace, at most 1,024 per informer, and multiplies their mean size
+// by the number of objects; a namespace of at most 16 objects is measured
+// exactly, and one past the per-informer budget gets the informer's mean.
+// Bytes is not the Go heap the objects occupy: that adds a roughly fixed
+// overhead per object for struct, map and string headers (about 0.8 KB for
+// a ConfigMap with one label and one data key, measured on Go structs), and
+// saves what the cache shares between objects (namespaces, labels). Use
+// Bytes to compare kinds and namespaces and to watch growth; Objects times
+// such an overhead plus Bytes is a fair guess at the heap.
+//
+// Sizes costs nothing between calls: it reads the stores when called,
+// holding each store's read lock only to count and to pick the sample,
+// and encodes the sample after releasing it. The informers' event path
+// does no extra work for it.
+func (c *InformerCache) Sizes() []KindSize {
+	var out []KindSize
+	for _, e := range c.snapshot() {
+		base := KindSize{Group: e.key.gvk.Group, Version: e.key.gvk.Version, Kind: e.key.gvk.Kind, Shape: e.key.shape.String()}
+		n := len(out)
+		for _, ni := range e.group.All() {
+			for _, ns := range ni.Informer.Store().Sizes(sizeSamplesPerNamespace, sizeSamplesPerInformer) {
+				ks := base
+				ks.Namespace, ks.Objects, ks.Bytes = ns.Namespace, ns.Objects, ns.Bytes
+				out = append(out, ks)
+			}
+		}
+		if len(out) == n {
+			out = append(out, base)
+		}
+	}
+	slices.SortFunc(out, func(a, b KindSize) int {
+		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Version, b.Version),
+			cmp.Compare(a.Shape, b.Shape), cmp.Compare(a.Namespace, b.Namespace))
+	})
+	return out
 }

@@ -14,8 +14,8 @@
 //     byte slice), rather than under a "namespace/name" string built for
 //     each in a Go map; a Get on a large cache waits on two small, dense
 //     reads instead of three scattered ones. The namespace index is the
-//     per-namespace table itself. It implements client-go's Indexer, so
-//     other indexes behave as client-go's do.
+//     per-namespace table itself; other indexes (Informer.AddIndexers)
+//     file objects by value, as client-go's do.
 //
 // Built-in kinds are read as protobuf, and their watch events and LIST
 // responses are decoded with metadata.managedFields skipped in the bytes

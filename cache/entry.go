@@ -7,35 +7,26 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 
+	"github.com/kubeloop/kubeloop/cache/internal/fieldindex"
 	"github.com/kubeloop/kubeloop/cache/internal/informer"
+	"github.com/kubeloop/kubeloop/cache/internal/listwatch"
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/internal/kinds"
 )
 
 // shape is the Go representation of cached objects. Each shape has its own
 // informers, so typed and unstructured reads of one kind never collide.
-type shape uint8
+type shape = listwatch.Shape
 
 const (
-	shapeTyped shape = iota
-	shapeUnstructured
-	shapeMetadata
+	shapeTyped        = listwatch.Typed
+	shapeUnstructured = listwatch.Unstructured
+	shapeMetadata     = listwatch.Metadata
 )
-
-func (s shape) String() string {
-	switch s {
-	case shapeUnstructured:
-		return "unstructured"
-	case shapeMetadata:
-		return "metadata"
-	}
-	return "typed"
-}
 
 func shapeOf(obj runtime.Object) shape {
 	switch obj.(type) {
@@ -46,6 +37,14 @@ func shapeOf(obj runtime.Object) shape {
 	}
 	return shapeTyped
 }
+
+// listWatchFactory builds the list-watch of one kind, shape and namespace:
+// the cache's only seam to the API server (tests use fakes).
+type listWatchFactory interface {
+	ListWatch(r listwatch.Request) (toolscache.ListerWatcher, error)
+}
+
+var _ listWatchFactory = (*listwatch.Factory)(nil)
 
 // kindKey names one family of informers: a kind in one shape.
 type kindKey struct {
@@ -85,35 +84,19 @@ func newEntry(key kindKey, mapping *meta.RESTMapping, kc kindConfig, f listWatch
 		noCopy:     kc.disableDeepCopy,
 		group:      informer.NewGroup(kinds.String(key.gvk), log.WithValues("kind", kinds.String(key.gvk), "shape", key.shape.String())),
 	}
-	example, err := exampleObject(key, scheme)
+	example, err := listwatch.Example(key.gvk, key.shape, scheme)
 	if err != nil {
 		return nil, err
 	}
 	for _, ns := range namespaces {
-		lw, err := f.listWatch(key, mapping, ns, kc)
+		lw, err := f.ListWatch(listwatch.Request{GVK: key.gvk, Shape: key.shape, Mapping: mapping, Namespace: ns,
+			Label: kc.label, Field: kc.field, Strip: !kc.keepManagedFields})
 		if err != nil {
 			return nil, fmt.Errorf("cache: list-watch of %s: %w", kinds.String(key.gvk), err)
 		}
 		e.group.Add(ns, lw, example, informer.Options{Resync: kc.resync, Transform: transform}, kc.streamingList)
 	}
 	return e, nil
-}
-
-// exampleObject returns the object type the informer of key stores.
-func exampleObject(key kindKey, scheme *runtime.Scheme) (runtime.Object, error) {
-	switch key.shape {
-	case shapeUnstructured:
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(key.gvk)
-		return u, nil
-	case shapeMetadata:
-		return &metav1.PartialObjectMetadata{}, nil
-	}
-	obj, err := scheme.New(key.gvk)
-	if err != nil {
-		return nil, fmt.Errorf("cache: %s: %w", kinds.String(key.gvk), err)
-	}
-	return obj, nil
 }
 
 // informerFor returns the informer holding namespace ns ("" for all).
@@ -167,9 +150,9 @@ func (e *entry) addFieldIndex(field string, extract client.IndexerFunc) error {
 		if !ok {
 			return nil, fmt.Errorf("object %T has no metadata", obj)
 		}
-		return indexKeys(o.GetNamespace(), extract(o)), nil
+		return fieldindex.Keys(o.GetNamespace(), extract(o)), nil
 	}
-	return e.group.AddIndexers(toolscache.Indexers{fieldIndexName(field): fn})
+	return e.group.AddIndexers(toolscache.Indexers{fieldindex.Name(field): fn})
 }
 
 // getError wraps err with the kind and key of a failed Get.

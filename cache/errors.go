@@ -3,6 +3,8 @@ package cache
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kubeloop/kubeloop/cache/internal/fieldindex"
 )
 
 // Sentinel errors. Match them with errors.Is; the errors returned wrap them
@@ -21,7 +23,7 @@ var (
 	// ErrUnsupportedSelector is returned by a List whose field selector the
 	// cache cannot answer: only exact matches on indexed fields are served
 	// (plus metadata.name and metadata.namespace).
-	ErrUnsupportedSelector = errors.New("cache: unsupported field selector")
+	ErrUnsupportedSelector = fieldindex.ErrUnsupported
 )
 
 func notCachedError(k kindKey) error {

@@ -22,6 +22,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	fcache "k8s.io/client-go/tools/cache/testing"
 
+	"github.com/kubeloop/kubeloop/cache/internal/listwatch"
 	"github.com/kubeloop/kubeloop/client"
 )
 
@@ -63,8 +64,8 @@ func (f *fakeSources) source(gvk schema.GroupVersionKind) *fakeSource {
 	return s
 }
 
-func (f *fakeSources) listWatch(key kindKey, _ *meta.RESTMapping, _ string, _ kindConfig) (toolscache.ListerWatcher, error) {
-	return f.source(key.gvk), nil
+func (f *fakeSources) ListWatch(r listwatch.Request) (toolscache.ListerWatcher, error) {
+	return f.source(r.GVK), nil
 }
 
 var cmGVK = schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}

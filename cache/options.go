@@ -218,10 +218,9 @@ func (opts Options) resolveByObject() (map[schema.GroupVersionKind]ByObject, err
 	return byGVK, errors.Join(errs...)
 }
 
-// configFor resolves the configuration of gvk: ByObject, then the
-// defaults.
-func (c *InformerCache) configFor(gvk schema.GroupVersionKind) kindConfig {
-	o := c.opts
+// configFor resolves the configuration of gvk from o: byGVK (o's ByObject
+// by kind), then the defaults.
+func configFor(o Options, byGVK map[schema.GroupVersionKind]ByObject, gvk schema.GroupVersionKind) kindConfig {
 	kc := kindConfig{
 		namespaces: o.DefaultNamespaces,
 		label:      o.DefaultLabelSelector,
@@ -236,7 +235,7 @@ func (c *InformerCache) configFor(gvk schema.GroupVersionKind) kindConfig {
 	if o.SyncPeriod != nil {
 		kc.resync = *o.SyncPeriod
 	}
-	if bo, ok := c.byGVK[gvk]; ok {
+	if bo, ok := byGVK[gvk]; ok {
 		if bo.Namespaces != nil {
 			kc.namespaces = bo.Namespaces
 		}

@@ -124,36 +124,6 @@ func TestGetWhileUpdating(t *testing.T) {
 	wg.Wait()
 }
 
-func TestReadyTable(t *testing.T) {
-	var tbl readyTable
-	types := []reflect.Type{
-		reflect.TypeFor[*corev1.ConfigMap](), reflect.TypeFor[*corev1.Secret](), reflect.TypeFor[*corev1.Pod](),
-		reflect.TypeFor[*corev1.Service](), reflect.TypeFor[*corev1.Node](), reflect.TypeFor[*corev1.Namespace](),
-		reflect.TypeFor[*corev1.ResourceQuota](), reflect.TypeFor[*corev1.Event](), reflect.TypeFor[*corev1.LimitRange](),
-		reflect.TypeFor[*corev1.ServiceAccount](),
-	}
-	require.Greater(t, len(types), readyScanMax, "the map path is covered")
-	entries := make([]*entry, len(types))
-	for i, typ := range types {
-		entries[i] = &entry{}
-		tbl.Store(typ, entries[i])
-		for j, seen := range types[:i+1] {
-			got, ok := tbl.Load(seen)
-			require.True(t, ok, "%v after %d stores", seen, i+1)
-			require.Same(t, entries[j], got, "%v after %d stores", seen, i+1)
-		}
-		_, ok := tbl.Load(reflect.TypeFor[*corev1.PersistentVolume]())
-		require.False(t, ok)
-	}
-	replaced := &entry{}
-	tbl.Store(types[0], replaced)
-	got, _ := tbl.Load(types[0])
-	assert.Same(t, replaced, got, "a second Store replaces")
-	tbl.Clear()
-	_, ok := tbl.Load(types[0])
-	assert.False(t, ok, "cleared")
-}
-
 func TestFillShapes(t *testing.T) {
 	cachedCM := configMap("ns", "cm", 1)
 	cachedCM.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"} // as the transform sets it

@@ -11,6 +11,7 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -294,21 +295,57 @@ func indexAdd(index map[string]map[Key]struct{}, v string, k Key) {
 	set[k] = struct{}{}
 }
 
-// Sample is the number of objects of one namespace and a few of them.
-type Sample struct {
+// Size is what a store holds of one namespace: the exact number of
+// objects and an estimate of their size as JSON.
+type Size struct {
 	Namespace string
-	Count     int
-	Objects   []any
+	Objects   int
+	Bytes     int64
 }
 
-// Samples returns, for every namespace that has objects, their number and
-// up to perNamespace of them, at most total objects in all. Stored objects
-// are never modified (a change stores a new object), so the caller may
-// read them after Samples returns.
-func (s *Store) Samples(perNamespace, total int) []Sample {
+// Sizes returns one Size per namespace that has objects. Bytes is the mean
+// JSON size of up to perNamespace objects of the namespace times their
+// number; past a budget of total encoded objects in all, a namespace gets
+// the mean of those encoded. The read lock is held only to count and to
+// pick the sample: stored objects are never modified (a change stores a
+// new object), so they are encoded after it is released.
+func (s *Store) Sizes(perNamespace, total int) []Size {
+	samples := s.samples(perNamespace, total)
+	out := make([]Size, len(samples))
+	var sum, measured int64
+	sizes := make([]int64, len(samples))
+	for i, sm := range samples {
+		for _, obj := range sm.objects {
+			sizes[i] += jsonSize(obj)
+		}
+		sum += sizes[i]
+		measured += int64(len(sm.objects))
+	}
+	for i, sm := range samples {
+		out[i] = Size{Namespace: sm.namespace, Objects: sm.count}
+		switch {
+		case len(sm.objects) > 0:
+			out[i].Bytes = sizes[i] * int64(sm.count) / int64(len(sm.objects))
+		case measured > 0: // past the budget
+			out[i].Bytes = sum * int64(sm.count) / measured
+		}
+	}
+	return out
+}
+
+// sample is the number of objects of one namespace and a few of them.
+type sample struct {
+	namespace string
+	count     int
+	objects   []any
+}
+
+// samples counts the objects of every namespace and picks up to
+// perNamespace of each, at most total in all, under the read lock.
+func (s *Store) samples(perNamespace, total int) []sample {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]Sample, 0, len(s.byNS))
+	out := make([]sample, 0, len(s.byNS))
 	for ns, objs := range s.byNS {
 		n := objs.len()
 		if n == 0 {
@@ -316,14 +353,31 @@ func (s *Store) Samples(perNamespace, total int) []Sample {
 		}
 		k := min(n, perNamespace, total)
 		total -= k
-		sm := Sample{Namespace: ns, Count: n, Objects: make([]any, 0, k)}
+		sm := sample{namespace: ns, count: n, objects: make([]any, 0, k)}
 		if k > 0 {
 			objs.each(func(_ string, p unsafe.Pointer) bool {
-				sm.Objects = append(sm.Objects, s.object(p))
-				return len(sm.Objects) < k
+				sm.objects = append(sm.objects, s.object(p))
+				return len(sm.objects) < k
 			})
 		}
 		out = append(out, sm)
 	}
 	return out
+}
+
+// jsonSize returns the length of obj's JSON encoding, 0 if it has none.
+func jsonSize(obj any) int64 {
+	var w byteCounter
+	if err := json.NewEncoder(&w).Encode(obj); err != nil {
+		return 0
+	}
+	return int64(w) - 1 // Encode ends with a newline
+}
+
+// byteCounter is an io.Writer that counts what it is given.
+type byteCounter int64
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
 }

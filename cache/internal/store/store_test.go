@@ -184,22 +184,33 @@ func TestStoreHoldsOneType(t *testing.T) {
 	assert.Error(t, err, "no metadata")
 }
 
-// TestSamples counts every namespace and samples within both budgets.
-func TestSamples(t *testing.T) {
+// TestSizes counts every namespace exactly and encodes within both
+// budgets: the namespaces past the total budget get the mean of the
+// others.
+func TestSizes(t *testing.T) {
 	s := New()
 	for i := range 50 {
 		require.NoError(t, put(s, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: fmt.Sprint("ns-", i%5), Name: fmt.Sprint("a-", i)}}))
 	}
-	samples := s.Samples(4, 10)
+	samples := s.samples(4, 10)
 	require.Len(t, samples, 5)
 	total := 0
 	for _, sm := range samples {
-		assert.Equal(t, 10, sm.Count, sm.Namespace)
-		assert.LessOrEqual(t, len(sm.Objects), 4)
-		for _, obj := range sm.Objects {
-			assert.Equal(t, sm.Namespace, obj.(*corev1.ConfigMap).Namespace)
+		assert.Equal(t, 10, sm.count, sm.namespace)
+		assert.LessOrEqual(t, len(sm.objects), 4)
+		for _, obj := range sm.objects {
+			assert.Equal(t, sm.namespace, obj.(*corev1.ConfigMap).Namespace)
 		}
-		total += len(sm.Objects)
+		total += len(sm.objects)
 	}
 	assert.Equal(t, 10, total)
+	one := jsonSize(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns-0", Name: "a-0"}})
+	require.Positive(t, one)
+	sizes := s.Sizes(4, 10)
+	require.Len(t, sizes, 5)
+	for _, sz := range sizes {
+		assert.Equal(t, 10, sz.Objects)
+		assert.InDelta(t, 10*one, sz.Bytes, float64(10*one)/5, sz.Namespace) // names differ by a digit or two
+	}
+	assert.Zero(t, jsonSize(func() {}), "not encodable")
 }

@@ -1,0 +1,275 @@
+// Package listwatch lists and watches the API server for the cache's
+// informers: typed objects through a REST client per group-version
+// (protobuf for built-in kinds, decoded by package wire), unstructured
+// objects through the dynamic client, metadata through the metadata
+// client, every request through health.TrackAnswers.
+package listwatch
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/kubeloop/kubeloop/cache/internal/health"
+	"github.com/kubeloop/kubeloop/cache/internal/wire"
+	"github.com/kubeloop/kubeloop/client/apiutil"
+	"github.com/kubeloop/kubeloop/internal/kinds"
+)
+
+// Shape is the Go representation of cached objects.
+type Shape uint8
+
+// The shapes.
+const (
+	Typed        Shape = iota // the scheme's Go structs
+	Unstructured              // *unstructured.Unstructured
+	Metadata                  // *metav1.PartialObjectMetadata
+)
+
+// String names the shape.
+func (s Shape) String() string {
+	switch s {
+	case Unstructured:
+		return "unstructured"
+	case Metadata:
+		return "metadata"
+	}
+	return "typed"
+}
+
+// Request names the list-watch of one kind, shape and namespace.
+type Request struct {
+	GVK       schema.GroupVersionKind
+	Shape     Shape
+	Mapping   *meta.RESTMapping
+	Namespace string          // "" for all
+	Label     labels.Selector // server-side; nil for none
+	Field     fields.Selector // server-side; nil for none
+	Strip     bool            // skip metadata.managedFields while decoding
+}
+
+// Example returns an object of the type the list-watch of gvk in shape
+// returns, which its informer stores.
+func Example(gvk schema.GroupVersionKind, shape Shape, scheme *runtime.Scheme) (runtime.Object, error) {
+	switch shape {
+	case Unstructured:
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return u, nil
+	case Metadata:
+		return &metav1.PartialObjectMetadata{}, nil
+	}
+	obj, err := scheme.New(gvk)
+	if err != nil {
+		return nil, fmt.Errorf("cache: %s: %w", kinds.String(gvk), err)
+	}
+	return obj, nil
+}
+
+// NewFactory returns a factory over cfg. httpClient nil means one built
+// from cfg; either way it sends through health.TrackAnswers.
+func NewFactory(cfg *rest.Config, httpClient *http.Client, scheme *runtime.Scheme) *Factory {
+	return &Factory{cfg: rest.CopyConfig(cfg), httpClient: httpClient, scheme: scheme, codecs: serializer.NewCodecFactory(scheme)}
+}
+
+// serverFilter applies the request's server-side selectors to opts.
+func serverFilter(r Request, opts *metav1.ListOptions) {
+	if r.Label != nil && !r.Label.Empty() {
+		opts.LabelSelector = r.Label.String()
+	}
+	if r.Field != nil && !r.Field.Empty() {
+		opts.FieldSelector = r.Field.String()
+	}
+}
+
+// Factory lists and watches a real API server: typed objects
+// through a REST client per group-version (protobuf for built-in kinds),
+// unstructured objects through the dynamic client, metadata through the
+// metadata client. Every client sends through health.TrackAnswers.
+type Factory struct {
+	cfg        *rest.Config
+	httpClient *http.Client
+	scheme     *runtime.Scheme
+	codecs     serializer.CodecFactory
+
+	mu       sync.Mutex
+	tracked  *http.Client // httpClient through answerTracker
+	typed    map[typedClientKey]rest.Interface
+	dynamic  dynamic.Interface
+	metadata metadata.Interface
+}
+
+// filteredListWatch lists and watches through list and watch, with the
+// kind's server-side label and field selectors applied to every request.
+func filteredListWatch[L runtime.Object](r Request,
+	list func(context.Context, metav1.ListOptions) (L, error),
+	watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error),
+) *toolscache.ListWatch {
+	return &toolscache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			serverFilter(r, &opts)
+			return list(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			serverFilter(r, &opts)
+			return watchFn(ctx, opts)
+		},
+	}
+}
+
+// ListWatch returns the list-watch of r.
+func (f *Factory) ListWatch(r Request) (toolscache.ListerWatcher, error) {
+	gvr, ns := r.Mapping.Resource, r.Namespace
+	switch r.Shape {
+	case Unstructured:
+		dc, err := f.dynamicClient()
+		if err != nil {
+			return nil, err
+		}
+		ri := dc.Resource(gvr).Namespace(ns)
+		return filteredListWatch(r, ri.List, ri.Watch), nil
+	case Metadata:
+		mc, err := f.metadataClient()
+		if err != nil {
+			return nil, err
+		}
+		ri := mc.Resource(gvr).Namespace(ns)
+		return filteredListWatch(r, ri.List, ri.Watch), nil
+	}
+	rc, err := f.typedClient(r.GVK, r.Strip)
+	if err != nil {
+		return nil, err
+	}
+	listGVK := r.GVK.GroupVersion().WithKind(r.GVK.Kind + "List")
+	if _, err := f.scheme.New(listGVK); err != nil {
+		return nil, err
+	}
+	newList := func() (runtime.Object, error) { return f.scheme.New(listGVK) }
+	// Built-in kinds answer in protobuf, which is decoded item by item off
+	// the connection (wire.ListDecoder); others in JSON, decoded whole.
+	var stream *wire.ListDecoder
+	if apiutil.IsBuiltIn(r.GVK) {
+		stream = wire.NewListDecoder(f.scheme, listGVK, r.Strip, f.codecs.UniversalDeserializer())
+	}
+	list := func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		req := rc.Get().NamespaceIfScoped(ns, ns != "").Resource(gvr.Resource).
+			VersionedParams(&opts, metav1.ParameterCodec)
+		if stream != nil {
+			return stream.List(ctx, req, newList)
+		}
+		list, err := newList()
+		if err != nil {
+			return nil, err
+		}
+		err = req.Do(ctx).Into(list)
+		return list, err
+	}
+	watchFn := func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+		opts.Watch = true
+		return rc.Get().NamespaceIfScoped(ns, ns != "").Resource(gvr.Resource).
+			VersionedParams(&opts, metav1.ParameterCodec).Watch(ctx)
+	}
+	return filteredListWatch(r, list, watchFn), nil
+}
+
+// typedClient returns the REST client of gvk's group-version. Its watches
+// decode protobuf in place (wire.NewWatchSerializer), skipping managedFields when
+// strip is set.
+func (f *Factory) typedClient(gvk schema.GroupVersionKind, strip bool) (rest.Interface, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k := typedClientKey{gv: gvk.GroupVersion(), strip: strip}
+	if rc, ok := f.typed[k]; ok {
+		return rc, nil
+	}
+	httpClient, err := f.clientLocked()
+	if err != nil {
+		return nil, err
+	}
+	c := apiutil.RESTConfigForGVK(gvk, false, f.cfg, f.codecs)
+	c.NegotiatedSerializer = wire.NewWatchSerializer(c.NegotiatedSerializer, f.scheme, strip)
+	rc, err := rest.RESTClientForConfigAndClient(c, httpClient)
+	if err != nil {
+		return nil, err
+	}
+	if f.typed == nil {
+		f.typed = make(map[typedClientKey]rest.Interface)
+	}
+	f.typed[k] = rc
+	return rc, nil
+}
+
+// typedClientKey names a typed REST client: one per group-version and
+// managedFields handling.
+type typedClientKey struct {
+	gv    schema.GroupVersion
+	strip bool
+}
+
+// clientLocked returns the HTTP client of every list and watch: the one
+// given in Options (its connections are shared with the manager's client)
+// or one built from the config, sending through answerTracker. The caller
+// holds f.mu.
+func (f *Factory) clientLocked() (*http.Client, error) {
+	if f.tracked != nil {
+		return f.tracked, nil
+	}
+	hc := f.httpClient
+	if hc == nil {
+		var err error
+		if hc, err = rest.HTTPClientFor(f.cfg); err != nil {
+			return nil, err
+		}
+	}
+	f.tracked = health.TrackAnswers(hc)
+	return f.tracked, nil
+}
+
+func (f *Factory) dynamicClient() (dynamic.Interface, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.dynamic == nil {
+		hc, err := f.clientLocked()
+		if err != nil {
+			return nil, err
+		}
+		dc, err := dynamic.NewForConfigAndClient(f.cfg, hc)
+		if err != nil {
+			return nil, err
+		}
+		f.dynamic = dc
+	}
+	return f.dynamic, nil
+}
+
+func (f *Factory) metadataClient() (metadata.Interface, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.metadata == nil {
+		hc, err := f.clientLocked()
+		if err != nil {
+			return nil, err
+		}
+		mc, err := metadata.NewForConfigAndClient(f.cfg, hc)
+		if err != nil {
+			return nil, err
+		}
+		f.metadata = mc
+	}
+	return f.metadata, nil
+}
