@@ -2,7 +2,9 @@ package informer
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -40,7 +42,7 @@ func (f *feed) Update(obj any) error { return f.upsert(obj) }
 func (f *feed) upsert(obj any) error {
 	f.s.mu.Lock()
 	defer f.s.mu.Unlock()
-	err := f.s.upsert(obj, !f.syncedOnce)
+	err := f.apply(obj, !f.syncedOnce)
 	f.markSynced()
 	return err
 }
@@ -49,7 +51,7 @@ func (f *feed) upsert(obj any) error {
 func (f *feed) Delete(obj any) error {
 	f.s.mu.Lock()
 	defer f.s.mu.Unlock()
-	err := f.s.remove(obj)
+	err := f.remove(obj)
 	f.markSynced()
 	return err
 }
@@ -79,14 +81,14 @@ func (f *feed) Replace(list []any, rv string) error {
 			return true
 		})
 		for _, d := range gone {
-			if err := f.s.remove(d); err != nil {
+			if err := f.remove(d); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
 	initial := !f.syncedOnce
 	for _, obj := range list {
-		if err := f.s.upsert(obj, initial); err != nil {
+		if err := f.apply(obj, initial); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -175,3 +177,104 @@ func (p *progress) advance(rv string) {
 // UpdateResourceVersion is called by the Reflector after each watch event
 // and bookmark has been applied (client-go's ResourceVersionUpdater).
 func (f *feed) UpdateResourceVersion(rv string) { f.progress.advance(rv) }
+
+// apply transforms obj, stores it and calls the handlers: an update if a
+// version of it is stored, else an add. The stored version is looked up
+// once, for both the transform and the handlers. The caller holds f.s.mu.
+func (f *feed) apply(obj any, isInInitialList bool) error {
+	s := f.s
+	k, err := keyOf(obj)
+	if err != nil {
+		return err
+	}
+	old, exists := s.store.Get(k.Namespace, k.Name)
+	if obj, err = f.transformed(k, obj, old); err != nil {
+		return err
+	}
+	if err := s.store.Put(k, obj); err != nil {
+		return err
+	}
+	if exists {
+		for _, r := range s.handlers {
+			r.handler.OnUpdate(old, obj)
+		}
+		return nil
+	}
+	for _, r := range s.handlers {
+		r.handler.OnAdd(obj, isInInitialList)
+	}
+	return nil
+}
+
+// remove deletes obj (which may be a DeletedFinalStateUnknown, which is
+// not transformed) and calls the handlers. The caller holds f.s.mu.
+func (f *feed) remove(obj any) error {
+	s := f.s
+	k, err := keyOf(obj)
+	if err != nil {
+		return err
+	}
+	if _, tombstone := obj.(toolscache.DeletedFinalStateUnknown); !tombstone {
+		old, _ := s.store.Get(k.Namespace, k.Name)
+		if obj, err = f.transformed(k, obj, old); err != nil {
+			return err
+		}
+	}
+	if err := s.store.Delete(k); err != nil {
+		return err
+	}
+	for _, r := range s.handlers {
+		r.handler.OnDelete(obj)
+	}
+	return nil
+}
+
+// transformed returns obj, keyed k, after the transform; prev is the
+// version stored under k, nil if none. A transform must not rename the
+// object.
+func (f *feed) transformed(k store.Key, obj, prev any) (any, error) {
+	s := f.s
+	if s.transform == nil {
+		return obj, nil
+	}
+	out, err := s.transform(obj, prev)
+	if err != nil {
+		return nil, err
+	}
+	if k2, err := keyOf(out); err != nil || k2 != k {
+		return nil, fmt.Errorf("transform of %s returned %T named %s", k, out, k2)
+	}
+	return out, nil
+}
+
+// objects returns every object of st, for handlers to be called outside
+// its lock (a handler may read the cache).
+func objects(st *store.Store) []any {
+	out := make([]any, 0, st.Len())
+	st.Each("", func(_ store.Key, obj any) bool {
+		out = append(out, obj)
+		return true
+	})
+	return out
+}
+
+// keyOf returns the key of obj, which may be a DeletedFinalStateUnknown.
+func keyOf(obj any) (store.Key, error) {
+	if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		return parseKey(d.Key)
+	}
+	return store.KeyOf(obj)
+}
+
+// parseKey parses a key in client-go's form, as
+// toolscache.SplitMetaNamespaceKey does but without allocating.
+func parseKey(key string) (store.Key, error) {
+	ns, name, found := strings.Cut(key, "/")
+	if !found {
+		return store.Key{Name: key}, nil
+	}
+	if strings.Contains(name, "/") {
+		return store.Key{}, fmt.Errorf("cache: unexpected key format: %q", key)
+	}
+	return store.Key{Namespace: ns, Name: name}, nil
+}

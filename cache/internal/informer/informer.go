@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -90,72 +89,6 @@ func (s *Informer) RunWithContext(ctx context.Context) {
 	s.ctrl.RunWithContext(ctx)
 }
 
-// upsert transforms obj, stores it and calls the handlers: an update if a
-// version of it is stored, else an add. The stored version is looked up
-// once, for both the transform and the handlers. The caller holds s.mu.
-func (s *Informer) upsert(obj any, isInInitialList bool) error {
-	k, err := keyOf(obj)
-	if err != nil {
-		return err
-	}
-	old, exists := s.store.Get(k.Namespace, k.Name)
-	if obj, err = s.transformed(k, obj, old); err != nil {
-		return err
-	}
-	if err := s.store.Put(k, obj); err != nil {
-		return err
-	}
-	if exists {
-		for _, r := range s.handlers {
-			r.handler.OnUpdate(old, obj)
-		}
-		return nil
-	}
-	for _, r := range s.handlers {
-		r.handler.OnAdd(obj, isInInitialList)
-	}
-	return nil
-}
-
-// remove deletes obj (which may be a DeletedFinalStateUnknown, which is
-// not transformed) and calls the handlers. The caller holds s.mu.
-func (s *Informer) remove(obj any) error {
-	k, err := keyOf(obj)
-	if err != nil {
-		return err
-	}
-	if _, tombstone := obj.(toolscache.DeletedFinalStateUnknown); !tombstone {
-		old, _ := s.store.Get(k.Namespace, k.Name)
-		if obj, err = s.transformed(k, obj, old); err != nil {
-			return err
-		}
-	}
-	if err := s.store.Delete(k); err != nil {
-		return err
-	}
-	for _, r := range s.handlers {
-		r.handler.OnDelete(obj)
-	}
-	return nil
-}
-
-// transformed returns obj, keyed k, after the transform; prev is the
-// version stored under k, nil if none. A transform must not rename the
-// object.
-func (s *Informer) transformed(k store.Key, obj, prev any) (any, error) {
-	if s.transform == nil {
-		return obj, nil
-	}
-	out, err := s.transform(obj, prev)
-	if err != nil {
-		return nil, err
-	}
-	if k2, err := keyOf(out); err != nil || k2 != k {
-		return nil, fmt.Errorf("transform of %s returned %T named %s", k, out, k2)
-	}
-	return out, nil
-}
-
 // AddEventHandler adds handler: it gets every stored object as an add
 // (isInInitialList true), then every change.
 func (s *Informer) AddEventHandler(handler toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
@@ -233,36 +166,4 @@ func (r *registration) HasSynced() bool { return r.informer.HasSynced() }
 // is true.
 func (r *registration) HasSyncedChecker() toolscache.DoneChecker {
 	return r.informer.HasSyncedChecker()
-}
-
-// objects returns every object of st, for handlers to be called outside
-// its lock (a handler may read the cache).
-func objects(st *store.Store) []any {
-	out := make([]any, 0, st.Len())
-	st.Each("", func(_ store.Key, obj any) bool {
-		out = append(out, obj)
-		return true
-	})
-	return out
-}
-
-// keyOf returns the key of obj, which may be a DeletedFinalStateUnknown.
-func keyOf(obj any) (store.Key, error) {
-	if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-		return parseKey(d.Key)
-	}
-	return store.KeyOf(obj)
-}
-
-// parseKey parses a key in client-go's form, as
-// toolscache.SplitMetaNamespaceKey does but without allocating.
-func parseKey(key string) (store.Key, error) {
-	ns, name, found := strings.Cut(key, "/")
-	if !found {
-		return store.Key{Name: key}, nil
-	}
-	if strings.Contains(name, "/") {
-		return store.Key{}, fmt.Errorf("cache: unexpected key format: %q", key)
-	}
-	return store.Key{Namespace: ns, Name: name}, nil
 }
