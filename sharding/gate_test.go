@@ -221,7 +221,7 @@ func TestGracefulStopWaitsThenReleases(t *testing.T) {
 func TestSecondInstanceWaitsForExpiry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := newFake(t, nil)
-		putLease(t, c, "a", 0) // held by another instance, just renewed
+		putLeaseFor(t, c, "a", 0, 15*time.Second) // held by another instance, just renewed
 		r := newRing(t, c, "a")
 		start := time.Now()
 		stop, _ := startRing(t, r)

@@ -71,15 +71,27 @@ func newRing(t testing.TB, c client.Client, shard string, mutate ...func(*shardi
 	return r
 }
 
-// putLease stores shard's Lease as renewed ago.
+// putLease stores shard's Lease as renewed ago, with a duration of
+// testLease: a test that runs in real time (not in a synctest bubble) may
+// take longer than a real lease duration on a loaded machine, and a Lease
+// stored as alive must not expire in the middle of it.
 func putLease(t testing.TB, c client.Client, shard string, ago time.Duration) {
+	t.Helper()
+	putLeaseFor(t, c, shard, ago, testLease)
+}
+
+// testLease is the duration of the Leases putLease stores.
+const testLease = time.Hour
+
+// putLeaseFor stores shard's Lease as renewed ago, with duration d.
+func putLeaseFor(t testing.TB, c client.Client, shard string, ago, d time.Duration) {
 	t.Helper()
 	l := &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: ringName + "-shard-" + shard,
 			Labels: map[string]string{sharding.RingLabel: ringName, sharding.ShardNameLabel: shard}},
 		Spec: coordinationv1.LeaseSpec{
 			HolderIdentity:       ptr.To(shard + "_1"),
-			LeaseDurationSeconds: ptr.To(int32(15)),
+			LeaseDurationSeconds: ptr.To(int32(d / time.Second)),
 			RenewTime:            &metav1.MicroTime{Time: time.Now().Add(-ago)},
 		},
 	}

@@ -104,7 +104,7 @@ func TestSweepReassignsAtOnceFromGoneShards(t *testing.T) {
 		name string
 		gone func(t *testing.T, c client.Client)
 	}{
-		{"lease expired", func(t *testing.T, c client.Client) { putLease(t, c, "b", 16*time.Second) }},
+		{"lease expired", func(t *testing.T, c client.Client) { putLease(t, c, "b", testLease+time.Second) }},
 		{"lease released", func(t *testing.T, c client.Client) {
 			l := &coordinationv1.Lease{}
 			require.NoError(t, c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: ringName + "-shard-b"}, l))
