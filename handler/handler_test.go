@@ -153,7 +153,7 @@ func TestEnqueueRequestForOwner(t *testing.T) {
 	})
 	t.Run("unknown owner type panics", func(t *testing.T) {
 		assert.PanicsWithValue(t,
-			"handler: EnqueueRequestForOwner: apiutil: type not registered in the scheme: *v1.ReplicaSet (add its package's AddToScheme to the scheme)",
+			"handler: EnqueueRequestForOwner: apiutil: type not registered in the scheme: *v1.ReplicaSet, a built-in kind (add k8s.io/client-go/kubernetes/scheme's AddToScheme to the scheme)",
 			func() { handler.EnqueueRequestForOwner(runtime.NewScheme(), m, &appsv1.ReplicaSet{}) })
 	})
 }

@@ -41,14 +41,15 @@ func GVKForObject(obj runtime.Object, scheme *runtime.Scheme) (schema.GroupVersi
 	}
 	gvks, _, err := scheme.ObjectKinds(obj)
 	if err != nil {
-		if scheme != clientgoscheme.Scheme {
-			if _, _, globalErr := clientgoscheme.Scheme.ObjectKinds(obj); globalErr == nil {
-				// The kubebuilder scaffold registers API types in client-go's
-				// global scheme; kubeloop never reads it on its own.
-				return schema.GroupVersionKind{}, fmt.Errorf("%w: %T is registered in client-go's global scheme "+
-					"(k8s.io/client-go/kubernetes/scheme.Scheme), not in this one; pass that scheme in Options.Scheme, "+
-					"or add the type's AddToScheme to the scheme you pass", ErrUnknownType, obj)
+		if kinds, _, globalErr := clientgoscheme.Scheme.ObjectKinds(obj); globalErr == nil && scheme != clientgoscheme.Scheme {
+			if IsBuiltIn(kinds[0]) {
+				return schema.GroupVersionKind{}, fmt.Errorf("%w: %T, a built-in kind (add k8s.io/client-go/kubernetes/scheme's AddToScheme to the scheme)", ErrUnknownType, obj)
 			}
+			// The kubebuilder scaffold registers API types in client-go's
+			// global scheme; kubeloop never reads it on its own.
+			return schema.GroupVersionKind{}, fmt.Errorf("%w: %T is registered in client-go's global scheme "+
+				"(k8s.io/client-go/kubernetes/scheme.Scheme), not in this one; pass that scheme in Options.Scheme, "+
+				"or add the type's AddToScheme to the scheme you pass", ErrUnknownType, obj)
 		}
 		return schema.GroupVersionKind{}, fmt.Errorf("%w: %T (add its package's AddToScheme to the scheme)", ErrUnknownType, obj)
 	}
