@@ -160,8 +160,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 var r = reconcile.Result{Requeue: true}
-var c, err = client.NewWithWatch(nil, client.Options{})`,
-			want: []string{"// kubeloop-migrate: Requeue: Result{Requeue: true} has no kubeloop twin", "// kubeloop-migrate: client.NewWithWatch: not offered"},
+var c = client.Options{FieldValidation: "Strict"}`,
+			want: []string{"// kubeloop-migrate: Requeue: Result{Requeue: true} has no kubeloop twin", "FieldValidation: not offered"},
 		},
 		{
 			name: "client wrappers keep their names",
@@ -169,8 +169,9 @@ var c, err = client.NewWithWatch(nil, client.Options{})`,
 import "sigs.k8s.io/controller-runtime/pkg/client"
 var a = client.NewNamespacedClient(nil, "ns")
 var b = client.WithFieldOwner(a, "me")
-var c = client.NewDryRunClient(b)`,
-			want:    []string{`"github.com/kubeloop/kubeloop/client"`, `client.NewNamespacedClient(nil, "ns")`, `client.WithFieldOwner(a, "me")`, "client.NewDryRunClient(b)"},
+var c = client.NewDryRunClient(b)
+var w, err = client.NewWithWatch(nil, client.Options{})`,
+			want:    []string{`"github.com/kubeloop/kubeloop/client"`, `client.NewNamespacedClient(nil, "ns")`, `client.WithFieldOwner(a, "me")`, "client.NewDryRunClient(b)", "client.NewWithWatch(nil, client.Options{})"},
 			notWant: []string{"kubeloop-migrate:", "controller-runtime"},
 		},
 		{

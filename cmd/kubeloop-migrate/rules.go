@@ -163,12 +163,11 @@ var logMembers = map[string]target{
 }
 
 var clientMembers = map[string]target{
-	// NewNamespacedClient, WithFieldOwner and NewDryRunClient keep their
-	// names and signatures (the import path is rewritten). WithWatch keeps
+	// NewNamespacedClient, WithFieldOwner, NewDryRunClient and NewWithWatch
+	// keep their names and signatures (the import path is rewritten). WithWatch keeps
 	// its name too, but where controller-runtime hands one out kubeloop
 	// hands out a client.Client, so each use gets a note.
 	"WithWatch":           {note: "kubeloop's fake Build() returns client.Client: use BuildClient() (a *fake.Client, which implements client.WithWatch) where a WithWatch is needed; interceptor.Funcs take client.Client"},
-	"NewWithWatch":        {note: "not offered: kubeloop's live client does not watch; use client.New and the cache's informers"},
 	"WithFieldValidation": {note: "not in kubeloop: pass client.FieldValidation(...) to each write"},
 }
 
