@@ -17,6 +17,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -84,6 +85,54 @@ func TestGateHandsOverADrainingObject(t *testing.T) {
 		_, err = g.Reconcile(context.Background(), cmReq("moving"))
 		require.NoError(t, err)
 		assert.Equal(t, int32(2), calls.Load())
+		require.NoError(t, stop())
+	})
+}
+
+// TestGateForgetsAHandoverWhenTheObjectComesBack: an object handed over
+// and assigned to this shard again (a webhook whose view of the ring had
+// changed since the drain was requested, for example when the shard it
+// was draining to was killed) is this shard's again: its deletion later
+// reaches the reconciler.
+func TestGateForgetsAHandoverWhenTheObjectComesBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newFake(t, nil, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "x",
+			Labels: map[string]string{shardKey: "a", drainKey: "1"}}})
+		r := newRing(t, c, "a")
+		var calls, notFound atomic.Int32
+		g, err := r.Reconciler(&corev1.ConfigMap{}, reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+			calls.Add(1)
+			if err := c.Get(ctx, req.NamespacedName, &corev1.ConfigMap{}); err != nil {
+				require.True(t, apierrors.IsNotFound(err), err)
+				notFound.Add(1)
+			}
+			return reconcile.Result{}, nil
+		}))
+		require.NoError(t, err)
+		stop, _ := startRing(t, r)
+		synctest.Wait()
+		require.NoError(t, r.Checker(nil))
+
+		_, err = g.Reconcile(context.Background(), cmReq("x"))
+		require.NoError(t, err)
+		assert.Zero(t, calls.Load(), "a draining object is acknowledged, not reconciled")
+		cm := &corev1.ConfigMap{}
+		require.NoError(t, c.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: "x"}, cm))
+		require.Empty(t, cm.Labels, "acknowledged")
+
+		// Assigned to a again: an ordinary reconcile.
+		cm.Labels = map[string]string{shardKey: "a"}
+		require.NoError(t, c.Update(context.Background(), cm))
+		_, err = g.Reconcile(context.Background(), cmReq("x"))
+		require.NoError(t, err)
+		assert.Equal(t, int32(1), calls.Load())
+
+		// Deleted while it is a's: the NotFound is a deletion.
+		require.NoError(t, c.Delete(context.Background(), cm))
+		_, err = g.Reconcile(context.Background(), cmReq("x"))
+		require.NoError(t, err)
+		assert.Equal(t, int32(2), calls.Load(), "the deletion reaches the reconciler")
+		assert.Equal(t, int32(1), notFound.Load())
 		require.NoError(t, stop())
 	})
 }

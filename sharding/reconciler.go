@@ -110,6 +110,15 @@ func (g *gate) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.
 		return reconcile.Result{}, err
 	case cobj.GetLabels()[r.drainKey] != "":
 		return g.handOver(ctx, cobj, hkey)
+	default:
+		// Here, not draining, after a handover: the object came back
+		// (the acknowledging update was assigned to this shard again, by
+		// a webhook whose view of the ring had changed since the drain
+		// was requested). The cache never goes back to the draining copy
+		// it handed over, so a later NotFound is a deletion.
+		r.mu.Lock()
+		delete(r.handedOver, hkey)
+		r.mu.Unlock()
 	}
 	ictx, cancel := context.WithCancel(ctx)
 	defer cancel()
