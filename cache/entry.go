@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 
+	"github.com/kubeloop/kubeloop/cache/internal/backoff"
 	"github.com/kubeloop/kubeloop/cache/internal/fieldindex"
 	"github.com/kubeloop/kubeloop/cache/internal/informer"
 	"github.com/kubeloop/kubeloop/cache/internal/listwatch"
@@ -88,13 +89,19 @@ func newEntry(key kindKey, mapping *meta.RESTMapping, kc kindConfig, f listWatch
 	if err != nil {
 		return nil, err
 	}
+	// One prober per cache (its list-watch factory) releases the informers
+	// waiting after failures once the API server answers again.
+	var prober *backoff.Prober
+	if pf, ok := f.(interface{ Prober() *backoff.Prober }); ok {
+		prober = pf.Prober()
+	}
 	for _, ns := range namespaces {
 		lw, err := f.ListWatch(listwatch.Request{GVK: key.gvk, Shape: key.shape, Mapping: mapping, Namespace: ns,
 			Label: kc.label, Field: kc.field, Strip: !kc.keepManagedFields})
 		if err != nil {
 			return nil, fmt.Errorf("cache: list-watch of %s: %w", kinds.String(key.gvk), err)
 		}
-		e.group.Add(ns, lw, example, informer.Options{Resync: kc.resync, Transform: transform}, kc.streamingList)
+		e.group.Add(ns, lw, example, informer.Options{Resync: kc.resync, Transform: transform, Prober: prober}, kc.streamingList)
 	}
 	return e, nil
 }

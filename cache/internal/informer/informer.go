@@ -10,8 +10,11 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
+	"github.com/kubeloop/kubeloop/cache/internal/backoff"
 	"github.com/kubeloop/kubeloop/cache/internal/store"
 )
 
@@ -31,11 +34,19 @@ import (
 // an add with isInInitialList true. Adding it, applying a change and
 // calling the handlers all happen under one lock, so the handler sees
 // every object exactly once before its first update or delete.
+//
+// The informer runs the Reflector's list-and-watch cycles itself, with the
+// Reflector's own backoff a constant 10 ms, and paces every list and watch
+// call through a backoff.Gate: the retry policy is kubeloop's (see package
+// backoff), not client-go's.
 type Informer struct {
 	store     *store.Store
-	ctrl      toolscache.Controller
 	feed      *feed
-	transform Transform // nil: none
+	transform Transform                // nil: none
+	lw        toolscache.ListerWatcher // through gate
+	gate      *backoff.Gate
+	example   runtime.Object
+	opts      Options
 
 	mu       sync.Mutex // held while a change is applied and dispatched, and while handlers change
 	handlers []*registration
@@ -49,34 +60,35 @@ type Options struct {
 	Resync      time.Duration // zero: none
 	Transform   Transform     // nil: none; runs under the informer's lock
 	OnWatchErr  toolscache.WatchErrorHandlerWithContext
+	Backoff     backoff.Policy  // the zero value is the default
+	Prober      *backoff.Prober // releases the waits after failures early; nil: none
 }
+
+// reflectorDelay is the Reflector's own wait before it retries a watch
+// that failed with connection refused or 429: the gate does the waiting.
+const reflectorDelay = 10 * time.Millisecond
 
 // Transform is the transform of one kind: obj is the object about to be
 // stored, prev the one stored under its key (nil if none).
 type Transform func(obj, prev any) (any, error)
 
+// New returns the informer of example's kind over lw.
 func New(lw toolscache.ListerWatcher, example runtime.Object, o Options) *Informer {
 	s := &Informer{
 		store:     store.New(),
 		transform: o.Transform,
+		gate:      backoff.NewGate(o.Backoff, o.Prober),
+		example:   example,
+		opts:      o,
 	}
+	s.lw = backoff.Wrap(lw, s.gate)
 	s.feed = &feed{s: s, description: o.Description, synced: make(chan struct{}), closed: make(chan struct{})}
-	// client-go's controller runs the Reflector into the feed (and gives it
-	// the watch error handler, which a bare Reflector does not take); its
-	// processing loop only waits in feed.Pop until the feed is closed.
-	s.ctrl = toolscache.New(&toolscache.Config{
-		Queue:                        s.feed,
-		ListerWatcher:                lw,
-		ObjectType:                   example,
-		ObjectDescription:            o.Description,
-		FullResyncPeriod:             o.Resync,
-		Process:                      func(any, bool) error { return nil },
-		WatchErrorHandlerWithContext: o.OnWatchErr,
-	})
 	return s
 }
 
-// RunWithContext lists, watches and applies changes until ctx ends.
+// RunWithContext lists, watches and applies changes until ctx ends. It
+// runs the Reflector's cycles as client-go's controller would, with the
+// waits between them left to the gate.
 func (s *Informer) RunWithContext(ctx context.Context) {
 	s.mu.Lock()
 	if s.started || s.stopped.Load() {
@@ -86,8 +98,30 @@ func (s *Informer) RunWithContext(ctx context.Context) {
 	s.started = true
 	s.mu.Unlock()
 	defer s.stopped.Store(true)
-	s.ctrl.RunWithContext(ctx)
+	defer s.feed.Close()
+	logger := klog.FromContext(ctx)
+	r := toolscache.NewReflectorWithOptions(s.lw, s.example, s.feed, toolscache.ReflectorOptions{
+		Logger:          &logger,
+		Name:            s.opts.Description,
+		TypeDescription: s.opts.Description,
+		ResyncPeriod:    s.opts.Resync,
+		Backoff:         &wait.Backoff{Duration: reflectorDelay},
+	})
+	onErr := s.opts.OnWatchErr
+	if onErr == nil {
+		onErr = toolscache.DefaultWatchErrorHandler
+	}
+	for ctx.Err() == nil {
+		err := r.ListAndWatchWithContext(ctx)
+		if err != nil {
+			onErr(ctx, r, err)
+		}
+		s.gate.Ended(ctx, err)
+	}
 }
+
+// Failures returns how many list or watch attempts in a row have failed.
+func (s *Informer) Failures() int { return s.gate.Failures() }
 
 // AddEventHandler adds handler: it gets every stored object as an add
 // (isInInitialList true), then every change.

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -25,6 +26,7 @@ import (
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 
+	"github.com/kubeloop/kubeloop/cache/internal/backoff"
 	"github.com/kubeloop/kubeloop/cache/internal/health"
 	"github.com/kubeloop/kubeloop/cache/internal/wire"
 	"github.com/kubeloop/kubeloop/client/apiutil"
@@ -112,6 +114,30 @@ type Factory struct {
 	typed    map[typedClientKey]rest.Interface
 	dynamic  dynamic.Interface
 	metadata metadata.Interface
+	prober   *backoff.Prober
+}
+
+// Prober returns the prober of every informer listing and watching
+// through f: GET /readyz on the same HTTP client (and connection pool).
+// It returns nil if the client cannot be built; the informers then wait
+// out their backoff.
+func (f *Factory) Prober() *backoff.Prober {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.prober != nil {
+		return f.prober
+	}
+	hc, err := f.clientLocked()
+	if err != nil {
+		return nil
+	}
+	u, _, err := rest.DefaultServerUrlFor(f.cfg)
+	if err != nil {
+		return nil
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/readyz"
+	f.prober = backoff.NewProber(backoff.HTTPProbe(hc, u.String()))
+	return f.prober
 }
 
 // filteredListWatch lists and watches through list and watch, with the
