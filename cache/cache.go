@@ -641,7 +641,7 @@ func (c *InformerCache) Holds(obj client.Object) bool {
 	if kc.label != nil && !kc.label.Empty() && !kc.label.Matches(labels.Set(obj.GetLabels())) {
 		return false
 	}
-	return matchesMetadataFields(kc.field, obj)
+	return fieldindex.MatchesMetadata(kc.field, obj)
 }
 
 // Sizes returns what the cache holds: one KindSize per kind, shape and

@@ -5,7 +5,6 @@ import (
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -81,18 +80,4 @@ func matchesLabels(sel labels.Selector, obj client.Object) bool {
 		return true
 	}
 	return sel.Matches(labels.Set(obj.GetLabels()))
-}
-
-// matchesMetadataFields evaluates sel on obj when sel names only
-// metadata.name and metadata.namespace, and reports true otherwise.
-func matchesMetadataFields(sel fields.Selector, obj client.Object) bool {
-	if sel == nil || sel.Empty() {
-		return true
-	}
-	for _, r := range sel.Requirements() {
-		if r.Field != "metadata.name" && r.Field != "metadata.namespace" {
-			return true
-		}
-	}
-	return sel.Matches(fields.Set{"metadata.name": obj.GetName(), "metadata.namespace": obj.GetNamespace()})
 }

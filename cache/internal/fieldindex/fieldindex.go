@@ -150,3 +150,17 @@ func Keys(ns string, values []string) []string {
 	}
 	return out
 }
+
+// MatchesMetadata evaluates sel on obj when sel names only
+// metadata.name and metadata.namespace, and reports true otherwise.
+func MatchesMetadata(sel fields.Selector, obj client.Object) bool {
+	if sel == nil || sel.Empty() {
+		return true
+	}
+	for _, r := range sel.Requirements() {
+		if r.Field != "metadata.name" && r.Field != "metadata.namespace" {
+			return true
+		}
+	}
+	return sel.Matches(fields.Set{"metadata.name": obj.GetName(), "metadata.namespace": obj.GetNamespace()})
+}
