@@ -11,8 +11,8 @@ import (
 	"github.com/kubeloop/kubeloop/client"
 )
 
-// The helpers of the read path: the copy mode and filling of a Get, the
-// label and metadata field matches of List and Holds.
+// The helpers of the read path: the copy mode and filling of a Get, and
+// the label match of List.
 
 // getNoCopy resolves the copy mode of a Get: the kind's default, or the
 // options'. The common option values are recognised without allocating.
