@@ -164,9 +164,13 @@ func (c *InformerCache) Start(ctx context.Context) error {
 // returns false when ctx ends, and Healthy says why.
 func (c *InformerCache) WaitForCacheSync(ctx context.Context) bool {
 	select {
-	case <-c.started:
-	case <-ctx.Done():
-		return false
+	case <-c.started: // a cache already started does not race ctx
+	default:
+		select {
+		case <-c.started:
+		case <-ctx.Done():
+			return false
+		}
 	}
 	for _, e := range c.snapshot() {
 		if err := e.group.WaitSynced(ctx); err != nil && !errors.Is(err, informer.ErrRemoved) {
