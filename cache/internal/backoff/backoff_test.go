@@ -59,7 +59,7 @@ func waited(t *testing.T, g *Gate) time.Duration {
 func TestGateBacksOffWhileTheServerFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		g := NewGate(Policy{}, nil)
+		g := NewGate(Policy{}, nil, nil)
 		assert.Zero(t, waited(t, g), "the first call does not wait")
 		var p Policy
 		for n := 1; n <= 9; n++ {
@@ -83,7 +83,7 @@ func TestGateReleasedWhenTheServerAnswersAgain(t *testing.T) {
 		ctx := context.Background()
 		s := &server{}
 		pr := NewProber(s.probe)
-		g := NewGate(Policy{}, pr)
+		g := NewGate(Policy{}, pr, nil)
 		for range 8 { // the ceiling is now 30 s
 			g.Done(ctx, errRefused, false)
 		}
@@ -115,7 +115,7 @@ func TestGateNotReleasedForAnswersThatRefuse(t *testing.T) {
 		s.up.Store(true)
 		pr := NewProber(s.probe)
 		forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", errors.New("RBAC"))
-		g := NewGate(Policy{}, pr)
+		g := NewGate(Policy{}, pr, nil)
 		for range 4 {
 			g.Done(ctx, forbidden, false)
 		}
@@ -126,13 +126,13 @@ func TestGateNotReleasedForAnswersThatRefuse(t *testing.T) {
 		// 429 with Retry-After waits at least that long, and is not
 		// released either.
 		tooMany := apierrors.NewTooManyRequests("slow down", 3)
-		g2 := NewGate(Policy{}, pr)
+		g2 := NewGate(Policy{}, pr, nil)
 		g2.Done(ctx, tooMany, true)
 		assert.GreaterOrEqual(t, waited(t, g2), 3*time.Second, "Retry-After respected")
 
 		// A 500 while the server answers its probes: no down-to-up
 		// change, so the full backoff.
-		g3 := NewGate(Policy{}, pr)
+		g3 := NewGate(Policy{}, pr, nil)
 		for range 4 {
 			g3.Done(ctx, apierrors.NewInternalError(errors.New("conversion webhook")), false)
 		}
@@ -145,7 +145,7 @@ func TestGateNotReleasedForAnswersThatRefuse(t *testing.T) {
 func TestGateCountsAWatchThatEndsAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		g := NewGate(Policy{}, nil)
+		g := NewGate(Policy{}, nil, nil)
 		var total time.Duration
 		for n := 1; n <= 5; n++ {
 			g.Done(ctx, nil, false) // the list succeeds
@@ -159,15 +159,26 @@ func TestGateCountsAWatchThatEndsAtOnce(t *testing.T) {
 		}
 		t.Logf("5 cycles of list + instant watch end waited %s", total)
 
+		// A short watch that delivered changes (cut by a proxy, say) is a
+		// working one.
+		var rv atomic.Uint64
+		gp := NewGate(Policy{}, nil, rv.Load)
+		gp.Done(ctx, errRefused, false)
+		gp.Done(ctx, nil, true)
+		rv.Store(42)
+		time.Sleep(100 * time.Millisecond)
+		assert.Zero(t, waited(t, gp))
+		assert.Zero(t, gp.Failures())
+
 		// 410 is the reflector's routine relist, not a failure.
-		g2 := NewGate(Policy{}, nil)
+		g2 := NewGate(Policy{}, nil, nil)
 		g2.Done(ctx, apierrors.NewResourceExpired("too old"), true)
 		assert.Zero(t, waited(t, g2))
 		assert.Zero(t, g2.Failures())
 
 		// A cycle that ends after its list succeeded (the list could not
 		// be applied) counts as a failure.
-		g3 := NewGate(Policy{}, nil)
+		g3 := NewGate(Policy{}, nil, nil)
 		g3.Done(ctx, nil, false)
 		g3.Ended(ctx, errors.New("apply failed"))
 		assert.Equal(t, 1, g3.Failures())
@@ -185,7 +196,7 @@ func TestReleasedInformersSpreadTheirRelists(t *testing.T) {
 		const n = 20
 		gates := make([]*Gate, n)
 		for i := range gates {
-			gates[i] = NewGate(Policy{}, pr)
+			gates[i] = NewGate(Policy{}, pr, nil)
 			for range 8 {
 				gates[i].Done(ctx, errRefused, false)
 			}
@@ -226,7 +237,7 @@ func TestAnySuccessReleasesTheOthers(t *testing.T) {
 		ctx := context.Background()
 		s := &server{} // the probes keep failing (say /readyz hangs on a proxy)
 		pr := NewProber(s.probe)
-		waiting, other := NewGate(Policy{}, pr), NewGate(Policy{}, pr)
+		waiting, other := NewGate(Policy{}, pr, nil), NewGate(Policy{}, pr, nil)
 		for range 8 {
 			waiting.Done(ctx, errRefused, false)
 		}
@@ -244,7 +255,7 @@ func TestAnySuccessReleasesTheOthers(t *testing.T) {
 func TestWaitEndsWithItsContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := &server{}
-		g := NewGate(Policy{}, NewProber(s.probe))
+		g := NewGate(Policy{}, NewProber(s.probe), nil)
 		for range 8 {
 			g.Done(context.Background(), errRefused, false)
 		}

@@ -15,10 +15,10 @@ import (
 )
 
 // MinWatch is how long a watch must stay open to count as working: one
-// that ends sooner (an empty watch client-go hands out after its retries
-// of unanswered requests, a proxy that ends every stream) counts as a
-// failure, so that a list that succeeds followed by a watch that ends at
-// once cannot loop without waiting.
+// that ends sooner having delivered nothing (an empty watch client-go
+// hands out after its retries of unanswered requests, a proxy that ends
+// every stream) counts as a failure, so that a list that succeeds
+// followed by a watch that ends at once cannot loop without waiting.
 const MinWatch = time.Second
 
 // outcome is what the last call of an informer did.
@@ -35,8 +35,9 @@ const (
 // doc). The Reflector makes one call at a time; the mutex is for Ended,
 // which the informer's run loop calls.
 type Gate struct {
-	policy Policy
-	prober *Prober // nil: no early release
+	policy   Policy
+	prober   *Prober       // nil: no early release
+	progress func() uint64 // the informer's applied resourceVersion; nil: unknown
 
 	mu         sync.Mutex
 	failures   int           // failed attempts in a row
@@ -44,11 +45,22 @@ type Gate struct {
 	releasable bool          // the last failure says the server is unreachable or sick
 	retryAfter time.Duration // the last failure's Retry-After
 	opened     time.Time     // when the last watch opened
+	openedAt   uint64        // progress() then
 }
 
-// NewGate returns a gate with policy, released early by prober (nil: never).
-func NewGate(policy Policy, prober *Prober) *Gate {
-	return &Gate{policy: policy, prober: prober}
+// NewGate returns a gate with policy, released early by prober (nil:
+// never). progress (nil: none) returns the resourceVersion up to which
+// the informer has applied changes: a watch that moved it delivered
+// something, however short it was.
+func NewGate(policy Policy, prober *Prober, progress func() uint64) *Gate {
+	return &Gate{policy: policy, prober: prober, progress: progress}
+}
+
+func (g *Gate) applied() uint64 {
+	if g.progress == nil {
+		return 0
+	}
+	return g.progress()
 }
 
 // Failures returns how many attempts in a row have failed.
@@ -67,7 +79,7 @@ func (g *Gate) Wait(ctx context.Context) error {
 		g.mu.Unlock()
 		return ctx.Err()
 	case watching:
-		if time.Since(g.opened) >= MinWatch {
+		if time.Since(g.opened) >= MinWatch || g.applied() != g.openedAt {
 			g.failures, g.last = 0, none
 			g.mu.Unlock()
 			return ctx.Err()
@@ -125,7 +137,7 @@ func (g *Gate) Done(ctx context.Context, err error, isWatch bool) {
 		}
 		g.last, g.retryAfter = listed, 0
 		if isWatch {
-			g.last, g.opened = watching, time.Now()
+			g.last, g.opened, g.openedAt = watching, time.Now(), g.applied()
 		}
 	case ctx.Err() != nil: // shutting down
 	case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):

@@ -77,12 +77,12 @@ func New(lw toolscache.ListerWatcher, example runtime.Object, o Options) *Inform
 	s := &Informer{
 		store:     store.New(),
 		transform: o.Transform,
-		gate:      backoff.NewGate(o.Backoff, o.Prober),
 		example:   example,
 		opts:      o,
 	}
-	s.lw = backoff.Wrap(lw, s.gate)
 	s.feed = &feed{s: s, description: o.Description, synced: make(chan struct{}), closed: make(chan struct{})}
+	s.gate = backoff.NewGate(o.Backoff, o.Prober, s.feed.progress.rv.Load)
+	s.lw = backoff.Wrap(lw, s.gate)
 	return s
 }
 
