@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/log"
 )
 
 // Label keys. One domain, one key per ring, so that an object can be in
@@ -120,7 +121,8 @@ type Options struct {
 	Webhook WebhookOptions
 
 	// Logger receives the ring's logs, with the keys "ring" and "shard".
-	// Zero: discard.
+	// Zero: log.Default(), through log/slog's default handler (the manager
+	// passes its own).
 	Logger logr.Logger
 	// Metrics receives the kubeloop_sharding_* metrics. Zero: none.
 	Metrics prometheus.Registerer
@@ -200,7 +202,7 @@ func (o Options) defaulted() (Options, error) {
 		o.Webhook.TimeoutSeconds = int32(DefaultWebhookTimeout / time.Second)
 	}
 	if o.Logger.GetSink() == nil {
-		o.Logger = logr.Discard()
+		o.Logger = log.Default()
 	}
 	return o, nil
 }
