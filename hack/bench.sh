@@ -105,9 +105,12 @@ fi
 } >"$out/machine.txt"
 
 "$out/benchreport" -o "$root/BENCHMARKS.md" -machine "$out/machine.txt" -commands "$cmds" "${args[@]}"
-# The sharding benchmarks run on their own (make bench-sharding, a real
-# control plane); their last report is kept beside and appended here.
-if [[ -f "$root/BENCHMARKS-sharding.md" ]]; then
-	{ echo; cat "$root/BENCHMARKS-sharding.md"; } >>"$root/BENCHMARKS.md"
-fi
+# The store's table-or-map comparison and the sharding benchmarks (make
+# bench-sharding, a real control plane) run on their own; their last
+# reports are kept beside and appended here.
+for extra in BENCHMARKS-store.md BENCHMARKS-sharding.md; do
+	if [[ -f "$root/$extra" ]]; then
+		{ echo; cat "$root/$extra"; } >>"$root/BENCHMARKS.md"
+	fi
+done
 log "wrote $root/BENCHMARKS.md (raw results in $out)"
