@@ -78,21 +78,24 @@
 //     context; the error of a read that gave up carries the last
 //     list-watch failure.
 //   - Recovery after an outage is bounded: every informer lists or watches
-//     again within about 1.5 s of the API server answering again, and the
-//     cache holds the changes made meanwhile about 3 s after it at most,
-//     however long the outage lasted (measured: at most 1.1 s after cuts
-//     of 1 s to 90 s, through a blackhole, reset or closed connections and
-//     503s). After a failed list or watch an informer waits 250 ms
-//     doubling to 30 s, each wait uniform in [d/2, d] and at least the
-//     Retry-After the server asked for; when the failure says the server
-//     is unreachable or sick (no answer, a 5xx, a watch that ended within
-//     a second), one prober per cache sends GET /readyz on the cache's
-//     HTTP client every 250-500 ms while an informer so waits, and the
-//     first probe (or list or watch of any informer) that succeeds after
-//     one failed releases them all, spread over 100 ms per informer (at
-//     most 1 s) so that they relist one after another, with their
-//     backoff reset. Answers that refuse (403, 404, 429) wait out the
-//     backoff. client-go's own policy waited 30-60 s after a 20 s outage.
+//     again within about 2 s of the API server answering again, and the
+//     cache holds the changes made meanwhile within about 3 s, however
+//     long the outage lasted (measured: at most 1.1 s after cuts of 1 s to
+//     90 s, through a blackhole, reset or closed connections and 503s, with
+//     one LIST per informer or none). After a failed list or watch an
+//     informer waits 250 ms doubling to 30 s, each wait uniform in [d/2, d]
+//     and at least the Retry-After the server asked for (a second for a
+//     429 without one); when the failure says the server is unreachable or
+//     sick (no answer, a 5xx, a watch that ended within a second having
+//     delivered nothing), one prober per cache sends GET /readyz on the
+//     cache's HTTP client while an informer so waits (every 250-500 ms for
+//     the first 5 s, every 0.5-1 s after), and the first probe (or list or
+//     watch of any informer) that succeeds after one failed releases them
+//     all, spread over 100 ms per informer (at most 1 s) so that they
+//     relist one after another, with their backoff reset. Answers that
+//     refuse (403, 404, 429) wait out the backoff. client-go's own policy
+//     (800 ms doubling to 30 s, jittered to 60 s, reset after 2 minutes
+//     without a failure) waited 44-52 s after a 20 s outage.
 //   - Start blocks until its context ends; informers created later start
 //     at once; every goroutine has exited when Start returns.
 //     RemoveInformer stops one kind's informers, waits for their

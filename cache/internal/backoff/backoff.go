@@ -11,12 +11,14 @@
 //
 //   - After a failed call the Gate waits Policy's capped, jittered
 //     exponential delay (250 ms doubling to 30 s, each wait uniform in
-//     [d/2, d]), and at least the Retry-After the server asked for.
+//     [d/2, d]), and at least the Retry-After the server asked for (a
+//     second for a 429 without one).
 //   - When the failure says the server is unreachable or sick (no HTTP
-//     answer at all, a 5xx, a watch that ended within a second of
-//     opening), the wait can also end early: the cache's Prober, shared
+//     answer at all, a 5xx, a watch that ended within a second having
+//     delivered nothing), the wait can also end early: the cache's Prober, shared
 //     by all its informers and running only while one of them waits so,
-//     sends GET /readyz on the cache's HTTP client every 250-500 ms; when a
+//     sends GET /readyz on the cache's HTTP client, every 250-500 ms for
+//     the first 5 s of an outage and every 0.5-1 s after that; when a
 //     probe (or any list or watch of any informer) succeeds after one
 //     failed, every waiting informer is released, each after a random
 //     delay spread over up to a second (100 ms per waiting informer), so
@@ -25,11 +27,12 @@
 //   - Answers that say the server is up and refuses (403, 404, 429, 400)
 //     are not released early: probing cannot tell when they change.
 //
-// Bound: every informer sends its next list or watch within about 1.5 s of
-// the API server answering again (a probe interval of at most 500 ms plus
-// its round trip, then the spread of at most 1 s), whatever the length of
-// the outage, and one whose wait was not released (it was inside
-// client-go's own once-a-second retries of a request) within about 1 s.
+// Bound: every informer sends its next list or watch within about 2 s of
+// the API server answering again (a probe interval of at most 1 s plus
+// its round trip, then the spread of at most 1 s; 1.5 s for outages of
+// under 5 s), whatever the length of the outage, and one whose wait was
+// not released (it was inside client-go's own once-a-second retries of a
+// request) within about 1 s.
 package backoff
 
 import (
@@ -38,7 +41,7 @@ import (
 )
 
 // Policy is a capped exponential backoff with jitter. The zero value is
-// Default's.
+// the default: DefaultInitial doubling to DefaultMax.
 type Policy struct {
 	Initial time.Duration // the first wait's upper end; 0: 250 ms
 	Max     time.Duration // the cap; 0: 30 s

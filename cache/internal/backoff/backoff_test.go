@@ -3,6 +3,7 @@ package backoff
 import (
 	"context"
 	"errors"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -94,13 +95,14 @@ func TestGateReleasedWhenTheServerAnswersAgain(t *testing.T) {
 		}()
 		d := waited(t, g)
 		t.Logf("released %s after the wait began (server back after %s), %d probes", d, outage, s.probes.Load())
-		// Probes 250-500 ms apart while down, then at most 100 ms of spread
-		// for a single informer.
+		// Probes 250-500 ms apart for 5 s, then 0.5-1 s, then at most
+		// 100 ms of spread for a single informer.
 		assert.Greater(t, d, outage)
-		assert.LessOrEqual(t, d, outage+probeDownEvery+spreadPer)
+		assert.LessOrEqual(t, d, outage+probeDownLater+spreadPer)
 		assert.Zero(t, g.Failures(), "the count starts again")
-		assert.GreaterOrEqual(t, int(s.probes.Load()), int(outage/probeDownEvery))
-		assert.LessOrEqual(t, int(s.probes.Load()), int(outage/(probeDownEvery/2))+2)
+		fast, slow := probeDownFor, outage-probeDownFor
+		assert.GreaterOrEqual(t, int(s.probes.Load()), int(fast/probeDownEvery+slow/probeDownLater))
+		assert.LessOrEqual(t, int(s.probes.Load()), int(fast/(probeDownEvery/2)+slow/(probeDownLater/2))+2)
 
 		// The next failure waits the first step again.
 		g.Done(ctx, errRefused, false)
@@ -129,6 +131,8 @@ func TestGateNotReleasedForAnswersThatRefuse(t *testing.T) {
 		g2 := NewGate(Policy{}, pr, nil)
 		g2.Done(ctx, tooMany, true)
 		assert.GreaterOrEqual(t, waited(t, g2), 3*time.Second, "Retry-After respected")
+		g2.Done(ctx, apierrors.NewGenericServerResponse(http.StatusTooManyRequests, "get", schema.GroupResource{Resource: "configmaps"}, "", "", 0, false), false)
+		assert.GreaterOrEqual(t, waited(t, g2), time.Second, "a 429 without Retry-After waits a second")
 
 		// A 500 while the server answers its probes: no down-to-up
 		// change, so the full backoff.
@@ -226,7 +230,7 @@ func TestReleasedInformersSpreadTheirRelists(t *testing.T) {
 		}
 		t.Logf("%d informers released between %s and %s", n, first, last)
 		assert.Greater(t, first, 12*time.Second)
-		assert.LessOrEqual(t, last, 12*time.Second+probeDownEvery+spreadMax, "released within the bound")
+		assert.LessOrEqual(t, last, 12*time.Second+probeDownLater+spreadMax, "released within the bound")
 		assert.Greater(t, len(distinct), n/2, "spread, not all at once")
 		assert.Greater(t, last-first, spreadMax/4)
 	})

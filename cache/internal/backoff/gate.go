@@ -149,6 +149,11 @@ func (g *Gate) Done(ctx context.Context, err error, isWatch bool) {
 		g.retryAfter = 0
 		if s, ok := apierrors.SuggestsClientDelay(err); ok {
 			g.retryAfter = time.Duration(s) * time.Second
+		} else if apierrors.IsTooManyRequests(err) {
+			// The server asked to slow down without saying how much (its
+			// Retry-After header is not in the decoded Status): a second,
+			// the API server's usual answer.
+			g.retryAfter = time.Second
 		}
 	}
 }

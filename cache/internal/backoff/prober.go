@@ -11,7 +11,9 @@ import (
 
 // Probe intervals and timeout.
 const (
-	probeDownEvery = 500 * time.Millisecond // after a failed probe: uniform in [250, 500] ms
+	probeDownEvery = 500 * time.Millisecond // after a failed probe: uniform in [250, 500] ms,
+	probeDownFor   = 5 * time.Second        // for the first 5 s of an outage,
+	probeDownLater = time.Second            // then uniform in [0.5, 1] s
 	probeUpEvery   = 2 * time.Second        // after a successful one that released nobody
 	probeTimeout   = 2 * time.Second        // one probe's
 	spreadPer      = 100 * time.Millisecond // release spread per waiting informer
@@ -19,7 +21,7 @@ const (
 )
 
 // Prober tells the informers of one cache when the API server answers
-// again. It probes only while an informer waits after a failure that says
+// again (GET /readyz, see loop for how often). It probes only while an informer waits after a failure that says
 // the server is unreachable (Gate), on one goroutine that ends when the
 // last such informer stops waiting. A probe that fails marks the server
 // down; the next one that succeeds, or the next list or watch of any
@@ -128,10 +130,11 @@ func (p *Prober) upLocked() {
 	}
 }
 
-// loop probes until ctx ends: every 250-500 ms while the server is down,
-// every 2 s while it answers.
+// loop probes until ctx ends: every 250-500 ms for the first 5 s the
+// server is down, every 0.5-1 s after that, every 2 s while it answers.
 func (p *Prober) loop(ctx context.Context, run *probeRun) {
 	defer close(run.done)
+	var downSince time.Time
 	for {
 		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 		err := p.probe(pctx)
@@ -148,8 +151,16 @@ func (p *Prober) loop(ctx context.Context, run *probeRun) {
 		down := p.down
 		p.mu.Unlock()
 		every := probeUpEvery
-		if down {
+		switch {
+		case !down:
+			downSince = time.Time{}
+		case downSince.IsZero():
+			downSince = time.Now()
+			fallthrough
+		case time.Since(downSince) < probeDownFor:
 			every = probeDownEvery/2 + time.Duration(random()*float64(probeDownEvery/2))
+		default:
+			every = probeDownLater/2 + time.Duration(random()*float64(probeDownLater/2))
 		}
 		t := time.NewTimer(every)
 		select {
