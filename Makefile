@@ -49,6 +49,7 @@ bench-sharding: tools
 ## soak: opt-in, minutes: an operator under load through faults in sequence, with a report (see internal/reliability/soak)
 soak: tools
 	KUBELOOP_SOAK=1 $(GO) test -race -count=1 -tags soak -timeout 60m -run TestSoak -v ./internal/reliability/soak/
+	$(GO) test -race -count=1 -tags soak -timeout 10m -run TestSoakRecovery -v ./internal/reliability/
 
 clean-tools:
 	rm -rf "$${KUBELOOP_TOOLS_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/kubeloop/tools}"
