@@ -193,8 +193,14 @@ func (f *Factory) ListWatch(r Request) (toolscache.ListerWatcher, error) {
 		stream = wire.NewListDecoder(f.scheme, listGVK, r.Strip, f.codecs.UniversalDeserializer())
 	}
 	list := func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		// MaxRetries(0): the informer's own backoff retries a failed LIST.
+		// client-go's REST client would otherwise repeat it up to ten
+		// times by itself, after every Retry-After: a relist whose
+		// resourceVersion the server cannot reach (504 too large, which
+		// carries Retry-After: 1) cost 12 LISTs and 44 s before the
+		// reflector could list from scratch.
 		req := rc.Get().NamespaceIfScoped(ns, ns != "").Resource(gvr.Resource).
-			VersionedParams(&opts, metav1.ParameterCodec)
+			VersionedParams(&opts, metav1.ParameterCodec).MaxRetries(0)
 		if stream != nil {
 			return stream.List(ctx, req, newList)
 		}
