@@ -75,6 +75,15 @@ func newRYOWEnv(t *testing.T, lag time.Duration, opts cache.Options) *ryowEnv {
 	require.NoError(t, err)
 	require.True(t, informers.WaitForCacheSync(ctx))
 
+	c, liveGets := countingCachedClient(t, informers, time.Minute)
+	return &ryowEnv{c: c, other: other, ns: ns, liveGets: liveGets, informers: informers}
+}
+
+// countingCachedClient is a cached client over informers, talking to the
+// API server directly, with a count of its GETs of ConfigMaps that reached
+// the server (its fallback when the cache does not catch up).
+func countingCachedClient(t *testing.T, informers client.Reader, timeout time.Duration) (client.Client, *atomic.Int32) {
+	t.Helper()
 	var liveGets atomic.Int32
 	cfg := rest.CopyConfig(restConfig)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
@@ -85,9 +94,9 @@ func newRYOWEnv(t *testing.T, lag time.Duration, opts cache.Options) *ryowEnv {
 			return rt.RoundTrip(r)
 		})
 	})
-	c, err := client.New(cfg, client.Options{Cache: &client.CacheOptions{Reader: informers, ReadYourOwnWritesTimeout: time.Minute}})
+	c, err := client.New(cfg, client.Options{Cache: &client.CacheOptions{Reader: informers, ReadYourOwnWritesTimeout: timeout}})
 	require.NoError(t, err)
-	return &ryowEnv{c: c, other: other, ns: ns, liveGets: &liveGets, informers: informers}
+	return c, &liveGets
 }
 
 // lags are the two cache speeds every case runs with.
@@ -264,18 +273,7 @@ func TestReadYourOwnWritesInformerDown(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, informers.WaitForCacheSync(ctx))
 
-	var liveGets atomic.Int32
-	cfg := rest.CopyConfig(restConfig) // writes and live reads bypass the proxy
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/configmaps/") {
-				liveGets.Add(1)
-			}
-			return rt.RoundTrip(r)
-		})
-	})
-	c, err := client.New(cfg, client.Options{Cache: &client.CacheOptions{Reader: informers, ReadYourOwnWritesTimeout: time.Hour}})
-	require.NoError(t, err)
+	c, liveGets := countingCachedClient(t, informers, time.Hour) // writes and live reads bypass the proxy
 	ns := newNamespace(t, ctx, c)
 
 	remove := proxy.AddRule(faultproxy.Rule{Match: faultproxy.PathContains("/configmaps"), Status: http.StatusInternalServerError})
