@@ -23,6 +23,7 @@ import (
 	"github.com/kubeloop/kubeloop/cache/internal/informer"
 	"github.com/kubeloop/kubeloop/cache/internal/intern"
 	"github.com/kubeloop/kubeloop/cache/internal/listwatch"
+	"github.com/kubeloop/kubeloop/cache/internal/store"
 	"github.com/kubeloop/kubeloop/cache/internal/typemap"
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
@@ -308,7 +309,7 @@ func (c *InformerCache) getOrCreate(ctx context.Context, key kindKey) (e *entry,
 		return e, false, nil
 	}
 	// Map outside the lock: it may run discovery.
-	mapping, err := c.restMapping(ctx, key.gvk)
+	mapping, err := listwatch.RESTMapping(ctx, c.mapper, key.gvk)
 	if err != nil {
 		return nil, false, err // names the kind
 	}
@@ -327,33 +328,6 @@ func (c *InformerCache) getOrCreate(ctx context.Context, key kindKey) (e *entry,
 		c.launch(ne)
 	}
 	return ne, true, nil
-}
-
-// restMapping maps gvk to its resource, giving up when ctx ends. A
-// RESTMapper takes no context, and the first question about a group runs
-// discovery, so the mapper runs on a goroutine of its own: a caller whose
-// context ends returns at once, and the discovery request it started
-// finishes in the background (within the HTTP client's timeout), its
-// answer kept by the mapper for the next caller.
-func (c *InformerCache) restMapping(ctx context.Context, gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	type result struct {
-		mapping *meta.RESTMapping
-		err     error
-	}
-	done := make(chan result, 1)
-	go func() {
-		m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-		done <- result{m, err}
-	}()
-	select {
-	case r := <-done:
-		return r.mapping, r.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("map the kind to a resource: %w", ctx.Err())
-	}
 }
 
 // entryForRead returns the synced entry of key for a Get or List,
@@ -555,24 +529,14 @@ func (c *InformerCache) List(ctx context.Context, list client.ObjectList, opts .
 	if lo.UnsafeDisableDeepCopy != nil {
 		noCopy = *lo.UnsafeDisableDeepCopy
 	}
-	var out []runtime.Object
-	full := false
-	for _, ni := range infs {
-		f, err := q.Resolve(ni.Informer.Store(), ns)
-		if err != nil {
-			return fail(err)
-		}
-		// Filter under the store's read lock; copy after it.
-		f.Each(ni.Informer.Store(), ns, func(obj client.Object) bool {
-			if matchesLabels(lo.LabelSelector, obj) && f.Matches(obj) {
-				out = append(out, obj)
-				full = lo.Limit > 0 && int64(len(out)) >= lo.Limit
-			}
-			return !full
-		})
-		if full {
-			break
-		}
+	stores := make([]*store.Store, len(infs))
+	for i, ni := range infs {
+		stores[i] = ni.Informer.Store()
+	}
+	// Filter under the stores' read locks; copy after them.
+	out, err := q.Collect(stores, ns, func(obj client.Object) bool { return matchesLabels(lo.LabelSelector, obj) }, lo.Limit)
+	if err != nil {
+		return fail(err)
 	}
 	if !noCopy {
 		for i, obj := range out {
@@ -692,4 +656,10 @@ func (c *InformerCache) Sizes() []KindSize {
 			cmp.Compare(a.Shape, b.Shape), cmp.Compare(a.Namespace, b.Namespace))
 	})
 	return out
+}
+
+// notCachedError says that strict mode refused a read of k.
+func notCachedError(k kindKey) error {
+	return fmt.Errorf("%w: no %s informer for the kind and ReaderFailOnMissingInformer is set; "+
+		"call GetInformer for it before reading", ErrResourceNotCached, k.shape)
 }

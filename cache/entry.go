@@ -6,12 +6,10 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	"github.com/kubeloop/kubeloop/cache/internal/backoff"
 	"github.com/kubeloop/kubeloop/cache/internal/fieldindex"
 	"github.com/kubeloop/kubeloop/cache/internal/informer"
 	"github.com/kubeloop/kubeloop/cache/internal/listwatch"
@@ -29,15 +27,7 @@ const (
 	shapeMetadata     = listwatch.Metadata
 )
 
-func shapeOf(obj runtime.Object) shape {
-	switch obj.(type) {
-	case *metav1.PartialObjectMetadata, *metav1.PartialObjectMetadataList:
-		return shapeMetadata
-	case runtime.Unstructured:
-		return shapeUnstructured
-	}
-	return shapeTyped
-}
+var shapeOf = listwatch.ShapeOf
 
 // listWatchFactory builds the list-watch of one kind, shape and namespace:
 // the cache's only seam to the API server (tests use fakes).
@@ -89,12 +79,7 @@ func newEntry(key kindKey, mapping *meta.RESTMapping, kc kindConfig, f listWatch
 	if err != nil {
 		return nil, err
 	}
-	// One prober per cache (its list-watch factory) releases the informers
-	// waiting after failures once the API server answers again.
-	var prober *backoff.Prober
-	if pf, ok := f.(interface{ Prober() *backoff.Prober }); ok {
-		prober = pf.Prober()
-	}
+	prober := listwatch.ProberOf(f)
 	for _, ns := range namespaces {
 		lw, err := f.ListWatch(listwatch.Request{GVK: key.gvk, Shape: key.shape, Mapping: mapping, Namespace: ns,
 			Label: kc.label, Field: kc.field, Strip: !kc.keepManagedFields})

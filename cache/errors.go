@@ -2,7 +2,6 @@ package cache
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/kubeloop/kubeloop/cache/internal/fieldindex"
 )
@@ -25,8 +24,3 @@ var (
 	// (plus metadata.name and metadata.namespace).
 	ErrUnsupportedSelector = fieldindex.ErrUnsupported
 )
-
-func notCachedError(k kindKey) error {
-	return fmt.Errorf("%w: no %s informer for the kind and ReaderFailOnMissingInformer is set; "+
-		"call GetInformer for it before reading", ErrResourceNotCached, k.shape)
-}

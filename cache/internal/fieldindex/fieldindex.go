@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/kubeloop/kubeloop/cache/internal/store"
@@ -96,6 +97,29 @@ func (f Filter) Each(st *store.Store, ns string, fn func(client.Object) bool) {
 		return
 	}
 	st.Each(ns, func(_ store.Key, obj any) bool { return visit(obj) })
+}
+
+// Collect returns the objects of the stores, in namespace ns ("" for all),
+// that match q and keep, at most limit of them (0: all). Each store is
+// read under its read lock; the objects are the stored ones, not copies.
+func (q Query) Collect(stores []*store.Store, ns string, keep func(client.Object) bool, limit int64) ([]runtime.Object, error) {
+	var out []runtime.Object
+	for _, st := range stores {
+		f, err := q.Resolve(st, ns)
+		if err != nil {
+			return nil, err
+		}
+		f.Each(st, ns, func(obj client.Object) bool {
+			if keep(obj) && f.Matches(obj) {
+				out = append(out, obj)
+			}
+			return limit <= 0 || int64(len(out)) < limit
+		})
+		if limit > 0 && int64(len(out)) >= limit {
+			break
+		}
+	}
+	return out, nil
 }
 
 // Matches checks obj against the namespace and every check.

@@ -19,19 +19,28 @@ import (
 // popped it: an object already stored is an update, else an add; a
 // deletion may carry DeletedFinalStateUnknown; a relist deletes what it no
 // longer holds. The Reflector makes every call but Resync from one
-// goroutine; Resync comes from another, hence s.mu.
+// goroutine; Resync comes from another, hence mu. The feed owns the store
+// and the handlers; the Informer runs the Reflector that writes into it.
 type feed struct {
-	s           *Informer
 	description string
+	store       *store.Store
+	transform   Transform // nil: none
 
-	synced     chan struct{} // closed once the first list has been applied; under s.mu
-	syncedOnce bool          // under s.mu
+	mu       sync.Mutex // held while a change is applied and dispatched, and while handlers change
+	handlers []*registration
+
+	synced     chan struct{} // closed once the first list has been applied; under mu
+	syncedOnce bool          // under mu
 	closed     chan struct{}
 	closeOnce  sync.Once
 	progress   progress // see progress.go
 }
 
 var _ toolscache.Queue = (*feed)(nil)
+
+// Transform is the transform of one kind: obj is the object about to be
+// stored, prev the one stored under its key (nil if none).
+type Transform func(obj, prev any) (any, error)
 
 // Add applies an added object.
 func (f *feed) Add(obj any) error { return f.upsert(obj) }
@@ -40,8 +49,8 @@ func (f *feed) Add(obj any) error { return f.upsert(obj) }
 func (f *feed) Update(obj any) error { return f.upsert(obj) }
 
 func (f *feed) upsert(obj any) error {
-	f.s.mu.Lock()
-	defer f.s.mu.Unlock()
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	err := f.apply(obj, !f.syncedOnce)
 	f.markSynced()
 	return err
@@ -49,8 +58,8 @@ func (f *feed) upsert(obj any) error {
 
 // Delete applies a deletion.
 func (f *feed) Delete(obj any) error {
-	f.s.mu.Lock()
-	defer f.s.mu.Unlock()
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	err := f.remove(obj)
 	f.markSynced()
 	return err
@@ -61,10 +70,10 @@ func (f *feed) Delete(obj any) error {
 // added or updated. The first list's adds are in the initial list.
 func (f *feed) Replace(list []any, rv string) error {
 	defer f.progress.advance(rv)
-	f.s.mu.Lock()
-	defer f.s.mu.Unlock()
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	var errs []error
-	if f.s.store.Len() > 0 {
+	if f.store.Len() > 0 {
 		listed := make(map[store.Key]struct{}, len(list))
 		for _, obj := range list {
 			k, err := keyOf(obj)
@@ -74,7 +83,7 @@ func (f *feed) Replace(list []any, rv string) error {
 			listed[k] = struct{}{}
 		}
 		var gone []toolscache.DeletedFinalStateUnknown
-		f.s.store.Each("", func(k store.Key, obj any) bool {
+		f.store.Each("", func(k store.Key, obj any) bool {
 			if _, ok := listed[k]; !ok {
 				gone = append(gone, toolscache.DeletedFinalStateUnknown{Key: k.String(), Obj: obj})
 			}
@@ -99,13 +108,13 @@ func (f *feed) Replace(list []any, rv string) error {
 // Resync hands every stored object to the handlers as an update from
 // itself.
 func (f *feed) Resync() error {
-	f.s.mu.Lock()
-	defer f.s.mu.Unlock()
-	if len(f.s.handlers) == 0 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.handlers) == 0 {
 		return nil
 	}
-	for _, obj := range objects(f.s.store) {
-		for _, r := range f.s.handlers {
+	for _, obj := range objects(f.store) {
+		for _, r := range f.handlers {
 			r.handler.OnUpdate(obj, obj)
 		}
 	}
@@ -114,7 +123,7 @@ func (f *feed) Resync() error {
 
 // markSynced records that the first change has been applied. The
 // Reflector's first call is the initial list's Replace. The caller holds
-// s.mu.
+// f.mu.
 func (f *feed) markSynced() {
 	if !f.syncedOnce {
 		f.syncedOnce = true
@@ -180,50 +189,48 @@ func (f *feed) UpdateResourceVersion(rv string) { f.progress.advance(rv) }
 
 // apply transforms obj, stores it and calls the handlers: an update if a
 // version of it is stored, else an add. The stored version is looked up
-// once, for both the transform and the handlers. The caller holds f.s.mu.
+// once, for both the transform and the handlers. The caller holds f.mu.
 func (f *feed) apply(obj any, isInInitialList bool) error {
-	s := f.s
 	k, err := keyOf(obj)
 	if err != nil {
 		return err
 	}
-	old, exists := s.store.Get(k.Namespace, k.Name)
+	old, exists := f.store.Get(k.Namespace, k.Name)
 	if obj, err = f.transformed(k, obj, old); err != nil {
 		return err
 	}
-	if err := s.store.Put(k, obj); err != nil {
+	if err := f.store.Put(k, obj); err != nil {
 		return err
 	}
 	if exists {
-		for _, r := range s.handlers {
+		for _, r := range f.handlers {
 			r.handler.OnUpdate(old, obj)
 		}
 		return nil
 	}
-	for _, r := range s.handlers {
+	for _, r := range f.handlers {
 		r.handler.OnAdd(obj, isInInitialList)
 	}
 	return nil
 }
 
 // remove deletes obj (which may be a DeletedFinalStateUnknown, which is
-// not transformed) and calls the handlers. The caller holds f.s.mu.
+// not transformed) and calls the handlers. The caller holds f.mu.
 func (f *feed) remove(obj any) error {
-	s := f.s
 	k, err := keyOf(obj)
 	if err != nil {
 		return err
 	}
 	if _, tombstone := obj.(toolscache.DeletedFinalStateUnknown); !tombstone {
-		old, _ := s.store.Get(k.Namespace, k.Name)
+		old, _ := f.store.Get(k.Namespace, k.Name)
 		if obj, err = f.transformed(k, obj, old); err != nil {
 			return err
 		}
 	}
-	if err := s.store.Delete(k); err != nil {
+	if err := f.store.Delete(k); err != nil {
 		return err
 	}
-	for _, r := range s.handlers {
+	for _, r := range f.handlers {
 		r.handler.OnDelete(obj)
 	}
 	return nil
@@ -233,11 +240,10 @@ func (f *feed) remove(obj any) error {
 // version stored under k, nil if none. A transform must not rename the
 // object.
 func (f *feed) transformed(k store.Key, obj, prev any) (any, error) {
-	s := f.s
-	if s.transform == nil {
+	if f.transform == nil {
 		return obj, nil
 	}
-	out, err := s.transform(obj, prev)
+	out, err := f.transform(obj, prev)
 	if err != nil {
 		return nil, err
 	}
@@ -277,4 +283,21 @@ func parseKey(key string) (store.Key, error) {
 		return store.Key{}, fmt.Errorf("cache: unexpected key format: %q", key)
 	}
 	return store.Key{Namespace: ns, Name: name}, nil
+}
+
+// registration is a handler added to an Informer. Handlers are
+// called in line, so a handler has seen the initial list once the informer
+// has synced (or, when added later, once AddEventHandler returned).
+type registration struct {
+	handler toolscache.ResourceEventHandler
+	feed    *feed
+}
+
+// HasSynced reports whether the handler has seen the initial list.
+func (r *registration) HasSynced() bool { return r.feed.HasSynced() }
+
+// HasSyncedChecker returns a checker whose channel closes once HasSynced
+// is true.
+func (r *registration) HasSyncedChecker() toolscache.DoneChecker {
+	return r.feed.HasSyncedChecker()
 }

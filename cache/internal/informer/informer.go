@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,18 +39,14 @@ import (
 // call through a backoff.Gate: the retry policy is kubeloop's (see package
 // backoff), not client-go's.
 type Informer struct {
-	store     *store.Store
-	feed      *feed
-	transform Transform                // nil: none
-	lw        toolscache.ListerWatcher // through gate
-	gate      *backoff.Gate
-	example   runtime.Object
-	opts      Options
+	feed    *feed                    // the store and the handlers
+	lw      toolscache.ListerWatcher // through gate
+	gate    *backoff.Gate
+	example runtime.Object
+	opts    Options
 
-	mu       sync.Mutex // held while a change is applied and dispatched, and while handlers change
-	handlers []*registration
-	started  bool
-	stopped  atomic.Bool
+	started bool // under feed.mu
+	stopped atomic.Bool
 }
 
 // Options configure an Informer. The zero value is valid.
@@ -68,19 +63,14 @@ type Options struct {
 // that failed with connection refused or 429: the gate does the waiting.
 const reflectorDelay = 10 * time.Millisecond
 
-// Transform is the transform of one kind: obj is the object about to be
-// stored, prev the one stored under its key (nil if none).
-type Transform func(obj, prev any) (any, error)
-
 // New returns the informer of example's kind over lw.
 func New(lw toolscache.ListerWatcher, example runtime.Object, o Options) *Informer {
 	s := &Informer{
-		store:     store.New(),
-		transform: o.Transform,
-		example:   example,
-		opts:      o,
+		feed: &feed{description: o.Description, store: store.New(), transform: o.Transform,
+			synced: make(chan struct{}), closed: make(chan struct{})},
+		example: example,
+		opts:    o,
 	}
-	s.feed = &feed{s: s, description: o.Description, synced: make(chan struct{}), closed: make(chan struct{})}
 	s.gate = backoff.NewGate(o.Backoff, o.Prober, s.feed.progress.rv.Load)
 	s.lw = backoff.Wrap(lw, s.gate)
 	return s
@@ -90,13 +80,13 @@ func New(lw toolscache.ListerWatcher, example runtime.Object, o Options) *Inform
 // runs the Reflector's cycles as client-go's controller would, with the
 // waits between them left to the gate.
 func (s *Informer) RunWithContext(ctx context.Context) {
-	s.mu.Lock()
+	s.feed.mu.Lock()
 	if s.started || s.stopped.Load() {
-		s.mu.Unlock()
+		s.feed.mu.Unlock()
 		return
 	}
 	s.started = true
-	s.mu.Unlock()
+	s.feed.mu.Unlock()
 	defer s.stopped.Store(true)
 	defer s.feed.Close()
 	logger := klog.FromContext(ctx)
@@ -129,16 +119,17 @@ func (s *Informer) AddEventHandler(handler toolscache.ResourceEventHandler) (too
 	if handler == nil {
 		return nil, errors.New("cache: AddEventHandler: nil handler")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	f := s.feed
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if s.stopped.Load() {
 		return nil, errors.New("cache: AddEventHandler: the informer has stopped")
 	}
-	for _, obj := range objects(s.store) {
+	for _, obj := range objects(f.store) {
 		handler.OnAdd(obj, true)
 	}
-	r := &registration{handler: handler, informer: s}
-	s.handlers = append(slices.Clip(s.handlers), r)
+	r := &registration{handler: handler, feed: f}
+	f.handlers = append(slices.Clip(f.handlers), r)
 	return r, nil
 }
 
@@ -146,12 +137,13 @@ func (s *Informer) AddEventHandler(handler toolscache.ResourceEventHandler) (too
 // removing it twice is not an error.
 func (s *Informer) RemoveEventHandler(handle toolscache.ResourceEventHandlerRegistration) error {
 	r, ok := handle.(*registration)
-	if !ok || r.informer != s {
+	if !ok || r.feed != s.feed {
 		return fmt.Errorf("cache: RemoveEventHandler: handle %T was not returned by this informer", handle)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.handlers = slices.DeleteFunc(slices.Clone(s.handlers), func(h *registration) bool { return h == r })
+	f := s.feed
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.handlers = slices.DeleteFunc(slices.Clone(f.handlers), func(h *registration) bool { return h == r })
 	return nil
 }
 
@@ -164,7 +156,7 @@ func (s *Informer) AddIndexers(indexers toolscache.Indexers) error {
 	for name, fn := range indexers {
 		fns[name] = store.IndexFunc(fn)
 	}
-	return s.store.AddIndexes(fns)
+	return s.feed.store.AddIndexes(fns)
 }
 
 // HasSynced reports whether the initial list has been applied and
@@ -180,24 +172,7 @@ func (s *Informer) HasSyncedChecker() toolscache.DoneChecker { return s.feed.Has
 func (s *Informer) ObservedVersion() uint64 { return s.feed.progress.rv.Load() }
 
 // Store returns the informer's store, for the cache's reads.
-func (s *Informer) Store() *store.Store { return s.store }
+func (s *Informer) Store() *store.Store { return s.feed.store }
 
 // IsStopped reports whether the informer has stopped.
 func (s *Informer) IsStopped() bool { return s.stopped.Load() }
-
-// registration is a handler added to a Informer. Handlers are
-// called in line, so a handler has seen the initial list once the informer
-// has synced (or, when added later, once AddEventHandler returned).
-type registration struct {
-	handler  toolscache.ResourceEventHandler
-	informer *Informer
-}
-
-// HasSynced reports whether the handler has seen the initial list.
-func (r *registration) HasSynced() bool { return r.informer.HasSynced() }
-
-// HasSyncedChecker returns a checker whose channel closes once HasSynced
-// is true.
-func (r *registration) HasSyncedChecker() toolscache.DoneChecker {
-	return r.informer.HasSyncedChecker()
-}

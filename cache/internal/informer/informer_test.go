@@ -76,7 +76,7 @@ func (h *recordingHandler) snapshot() (map[string]string, int, []string) {
 
 func storeView(s *Informer) map[string]string {
 	m := map[string]string{}
-	for _, obj := range objects(s.store) {
+	for _, obj := range objects(s.Store()) {
 		cm := obj.(*corev1.ConfigMap)
 		m[cm.Name] = cm.ResourceVersion
 	}
@@ -140,7 +140,7 @@ func TestStoreInformerHandlers(t *testing.T) {
 		return []string{obj.(*corev1.ConfigMap).Name}, nil
 	}}))
 	var byName []any
-	require.NoError(t, s.store.ByIndex("name", "cm-9", func(obj any) bool { byName = append(byName, obj); return true }))
+	require.NoError(t, s.Store().ByIndex("name", "cm-9", func(obj any) bool { byName = append(byName, obj); return true }))
 	assert.Len(t, byName, 1, "an index added late covers the stored objects")
 
 	cancel()
@@ -306,7 +306,7 @@ func TestFeed(t *testing.T) {
 
 	assert.Equal(t, 7, transformed, "every object the reflector hands over is transformed once")
 	assert.Equal(t, []string{"a@1", "b@1", "a@2"}, prevs, "the transform is given the stored version")
-	for _, obj := range objects(s.store) {
+	for _, obj := range objects(s.Store()) {
 		assert.Nil(t, obj.(*corev1.ConfigMap).ManagedFields, "stored objects are the transformed ones")
 	}
 
@@ -327,14 +327,14 @@ func TestFeedTransformError(t *testing.T) {
 	})
 	assert.ErrorIs(t, s.feed.Add(cmNamed("a")), boom)
 	assert.ErrorIs(t, s.feed.Replace([]any{cmNamed("a")}, "1"), boom)
-	assert.Empty(t, objects(s.store))
+	assert.Empty(t, objects(s.Store()))
 
 	renaming := New(nil, &corev1.ConfigMap{}, Options{
 		Description: "v1 ConfigMap",
 		Transform:   func(any, any) (any, error) { return cmNamed("other"), nil },
 	})
 	assert.ErrorContains(t, renaming.feed.Add(cmNamed("a")), "transform of ns/a returned *v1.ConfigMap named ns/other")
-	assert.Empty(t, objects(renaming.store))
+	assert.Empty(t, objects(renaming.Store()))
 }
 
 // TestParseKey parses tombstone keys as client-go's SplitMetaNamespaceKey

@@ -43,6 +43,27 @@ const (
 	Metadata                  // *metav1.PartialObjectMetadata
 )
 
+// ShapeOf returns the shape of obj, a single object or a list.
+func ShapeOf(obj runtime.Object) Shape {
+	switch obj.(type) {
+	case *metav1.PartialObjectMetadata, *metav1.PartialObjectMetadataList:
+		return Metadata
+	case runtime.Unstructured:
+		return Unstructured
+	}
+	return Typed
+}
+
+// ProberOf returns the prober of a list-watch factory, the one per cache
+// that releases the informers waiting after failures once the API server
+// answers again; nil when f has none (a test's fake).
+func ProberOf(f any) *backoff.Prober {
+	if pf, ok := f.(interface{ Prober() *backoff.Prober }); ok {
+		return pf.Prober()
+	}
+	return nil
+}
+
 // String names the shape.
 func (s Shape) String() string {
 	switch s {
@@ -304,4 +325,31 @@ func (f *Factory) metadataClient() (metadata.Interface, error) {
 		f.metadata = mc
 	}
 	return f.metadata, nil
+}
+
+// RESTMapping maps gvk to its resource, giving up when ctx ends. A
+// RESTMapper takes no context, and the first question about a group runs
+// discovery, so the mapper runs on a goroutine of its own: a caller whose
+// context ends returns at once, and the discovery request it started
+// finishes in the background (within the HTTP client's timeout), its
+// answer kept by the mapper for the next caller.
+func RESTMapping(ctx context.Context, mapper meta.RESTMapper, gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	type result struct {
+		mapping *meta.RESTMapping
+		err     error
+	}
+	done := make(chan result, 1)
+	go func() {
+		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		done <- result{m, err}
+	}()
+	select {
+	case r := <-done:
+		return r.mapping, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("map the kind to a resource: %w", ctx.Err())
+	}
 }
