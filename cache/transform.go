@@ -12,15 +12,20 @@ import (
 
 // transformFor returns the transform of key's informers: set the kind
 // (decoded typed objects have an empty TypeMeta), strip managedFields
-// unless kept, intern shared strings, then the user's transform. An
+// unless kept, intern shared strings, then the user's transform. Without
+// a user transform, which might modify the object in place, the values
+// objects repeat are shared too (intern.Interner.ObjectMeta, Pod): an
 // update whose labels or annotations equal the stored version's takes
-// that version's (already interned) maps instead of building new ones;
-// only without a user transform, which might modify them in place. It is
+// that version's maps, other equal label and annotation maps are one map,
+// and a workload's Pods share their equal sub-structures. It is
 // idempotent, as client-go requires.
 func transformFor(in *intern.Interner, key kindKey, kc kindConfig) informer.Transform {
 	apiVersion, kind := key.gvk.ToAPIVersionAndKind()
 	user := kc.transform
 	keep := kc.keepManagedFields
+	// Values shared between objects must never be modified; a user
+	// transform might modify the object in place.
+	share := user == nil
 	return func(obj, prev any) (any, error) {
 		switch o := obj.(type) {
 		case *unstructured.Unstructured:
@@ -36,13 +41,13 @@ func transformFor(in *intern.Interner, key kindKey, kc kindConfig) informer.Tran
 					om.ManagedFields = nil
 				}
 				var pm *metav1.ObjectMeta
-				if pa, ok := prev.(metav1.ObjectMetaAccessor); ok && user == nil {
+				if pa, ok := prev.(metav1.ObjectMetaAccessor); ok {
 					pm, _ = pa.GetObjectMeta().(*metav1.ObjectMeta)
 				}
-				in.ObjectMeta(om, pm)
+				in.ObjectMeta(om, pm, share)
 			}
 			if p, ok := o.(*corev1.Pod); ok {
-				in.Pod(p)
+				in.Pod(p, share)
 			}
 			setTypeMeta(o, apiVersion, kind)
 		}

@@ -1,7 +1,10 @@
 // Package intern shares one copy of the strings many cached objects
 // repeat (namespaces, label keys and values, annotation keys, owner
-// references, and the strings a workload's Pods repeat), to cut the
-// cache's memory.
+// references, and the strings a workload's Pods repeat), and, when
+// nothing can modify the objects after it, one copy of the values they
+// repeat: equal label and annotation maps, and the sub-structures of a
+// workload's Pods (resources, environment, probes, tolerations, volume
+// sources, ...). It cuts the cache's memory.
 package intern
 
 import (
@@ -23,15 +26,21 @@ const (
 )
 
 // Interner shares one copy of the strings many cached objects repeat:
-// namespaces, label keys and values, annotation keys, owner kinds. It lives
-// as long as the cache.
+// namespaces, label keys and values, annotation keys, owner kinds; and of
+// the maps and Pod sub-structures they repeat (see share.go). It lives as
+// long as the cache and is safe for concurrent use.
 type Interner struct {
 	mu sync.RWMutex
 	m  map[string]string
+
+	share sharer
 }
 
-func New() *Interner { return &Interner{m: make(map[string]string, 256)} }
+// New returns an empty Interner.
+func New() *Interner { return &Interner{m: make(map[string]string, 256), share: newSharer()} }
 
+// String returns the shared copy of s (s itself if it is the first, too
+// long, or the table is full).
 func (in *Interner) String(s string) string {
 	if s == "" || len(s) > maxInternLen {
 		return s
@@ -68,22 +77,36 @@ func (in *Interner) stringMap(m map[string]string, values bool) map[string]strin
 	return out
 }
 
-// ObjectMeta interns the shared strings of om in place. prev, when not
-// nil, is the stored version of the object: maps equal to its maps are
-// replaced by them.
-func (in *Interner) ObjectMeta(om, prev *metav1.ObjectMeta) {
+// metaMap returns m with its keys (and values, if values) interned: the
+// stored version's map prev if equal, else with share a map shared with
+// the objects whose maps are equal, else a new map.
+func (in *Interner) metaMap(m, prev map[string]string, values, share bool) map[string]string {
+	if len(m) == 0 {
+		return m
+	}
+	if !share {
+		return in.stringMap(m, values)
+	}
+	if prev != nil && maps.Equal(m, prev) {
+		return prev
+	}
+	return in.share.stringMap(m, func() map[string]string { return in.stringMap(m, values) })
+}
+
+// ObjectMeta interns the shared strings of om in place. With share, which
+// the caller may pass only if nothing modifies om after this (no user
+// transform follows), om's label and annotation maps are shared: with
+// prev, the stored version of the object, when equal to its maps, else
+// with any object whose maps are equal.
+func (in *Interner) ObjectMeta(om, prev *metav1.ObjectMeta, share bool) {
 	om.Namespace = in.String(om.Namespace)
 	om.GenerateName = in.String(om.GenerateName)
-	if prev != nil && len(om.Labels) > 0 && maps.Equal(om.Labels, prev.Labels) {
-		om.Labels = prev.Labels
-	} else {
-		om.Labels = in.stringMap(om.Labels, true)
+	var pl, pa map[string]string
+	if prev != nil {
+		pl, pa = prev.Labels, prev.Annotations
 	}
-	if prev != nil && len(om.Annotations) > 0 && maps.Equal(om.Annotations, prev.Annotations) {
-		om.Annotations = prev.Annotations
-	} else {
-		om.Annotations = in.stringMap(om.Annotations, false)
-	}
+	om.Labels = in.metaMap(om.Labels, pl, true, share)
+	om.Annotations = in.metaMap(om.Annotations, pa, false, share)
 	for i := range om.OwnerReferences {
 		r := &om.OwnerReferences[i]
 		r.APIVersion = in.String(r.APIVersion)
@@ -98,9 +121,11 @@ func (in *Interner) ObjectMeta(om, prev *metav1.ObjectMeta) {
 }
 
 // Pod interns the strings a workload's Pods repeat: node, service account,
-// scheduler, images, container names, enumerations and conditions. Pods are
-// the largest objects most controllers cache.
-func (in *Interner) Pod(p *corev1.Pod) {
+// scheduler, images, container names, enumerations and conditions; with
+// share (see ObjectMeta) it then shares the sub-structures they repeat
+// and the node selector. Pods are the largest objects most controllers
+// cache.
+func (in *Interner) Pod(p *corev1.Pod, share bool) {
 	sp, st := &p.Spec, &p.Status
 	sp.NodeName = in.String(sp.NodeName)
 	sp.ServiceAccountName = in.String(sp.ServiceAccountName)
@@ -146,6 +171,12 @@ func (in *Interner) Pod(p *corev1.Pod) {
 			c.Image = in.String(c.Image)
 			c.ImageID = in.String(c.ImageID)
 		}
+	}
+	if share {
+		// After interning: sharing writes only p's own fields, and nothing
+		// writes into what it shares.
+		sp.NodeSelector = in.metaMap(sp.NodeSelector, nil, true, true)
+		in.share.pod(p)
 	}
 }
 

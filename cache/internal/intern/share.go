@@ -1,0 +1,358 @@
+package intern
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"maps"
+	"math/bits"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Sharing bounds. A table keeps two generations of genSize entries: a
+// lookup that finds an entry in the older one moves it to the newer, and
+// when the newer is full the older is dropped. So an entry still in use
+// survives, high-cardinality values (a label unique per object) cannot
+// grow a table without bound, and what a table keeps alive once the
+// objects that used it are gone is at most 2*genSize values of at most
+// maxShareBytes of encoding (or of keys and values, for string maps).
+const (
+	genSize       = 1 << 11
+	maxShareBytes = 4 << 10
+)
+
+// table is one generational table of shared values by hash. A hash
+// collision between different values shares neither with the other: the
+// caller verifies that what it found equals what it has.
+type table[V any] struct {
+	cur, old map[uint64]V
+}
+
+func (t *table[V]) get(h uint64) (V, bool) {
+	if v, ok := t.cur[h]; ok {
+		return v, true
+	}
+	if v, ok := t.old[h]; ok {
+		t.put(h, v)
+		return v, true
+	}
+	var zero V
+	return zero, false
+}
+
+func (t *table[V]) put(h uint64, v V) {
+	if len(t.cur) >= genSize {
+		t.old, t.cur = t.cur, nil
+	}
+	if t.cur == nil {
+		t.cur = make(map[uint64]V, 64)
+	}
+	t.cur[h] = v
+}
+
+func (t *table[V]) len() int { return len(t.cur) + len(t.old) }
+
+// sharer holds the tables of values shared between objects: string maps
+// (labels, annotations, node selectors) by content, resource lists by
+// quantity, and Pod sub-structures by their protobuf encoding. Shared
+// values are never modified: every object that holds one must be treated
+// as read-only, which the cache already requires of what it stores.
+type sharer struct {
+	seed maphash.Seed
+
+	mu   sync.Mutex // guards maps and res
+	maps table[map[string]string]
+	res  table[corev1.ResourceList]
+
+	podMu sync.Mutex // guards enc and buf, held for all of one Pod
+	enc   table[encoded]
+	buf   []byte
+}
+
+// encoded is a value shared by its protobuf encoding (tagged with the
+// Go type it is, so values of different types never match).
+type encoded struct {
+	key string
+	v   any
+}
+
+func newSharer() sharer { return sharer{seed: maphash.MakeSeed()} }
+
+// mix folds the hashes of a key and its value into one entry's hash;
+// entries are summed, so the order of a map's iteration does not matter.
+func mix(k, v uint64) uint64 {
+	h := k ^ bits.RotateLeft64(v*0x9e3779b97f4a7c15, 31)
+	h ^= h >> 29
+	return h * 0xbf58476d1ce4e5b9
+}
+
+// hashStrings returns the hash of m's contents, or false when m is too
+// large to be worth sharing (a kubectl last-applied-configuration
+// annotation, say), stopping as soon as that is known.
+func (s *sharer) hashStrings(m map[string]string) (uint64, bool) {
+	n := 0
+	h := uint64(len(m))
+	for k, v := range m {
+		if n += len(k) + len(v); n > maxShareBytes {
+			return 0, false
+		}
+		h += mix(maphash.String(s.seed, k), maphash.String(s.seed, v))
+	}
+	return h, true
+}
+
+// stringMap returns the shared map equal to m, or the one build returns
+// (which must equal m), remembered for the next objects.
+func (s *sharer) stringMap(m map[string]string, build func() map[string]string) map[string]string {
+	h, ok := s.hashStrings(m)
+	if !ok {
+		return build()
+	}
+	s.mu.Lock()
+	c, found := s.maps.get(h)
+	s.mu.Unlock()
+	if found {
+		// c is never modified once in the table: comparing it unlocked is
+		// safe.
+		if maps.Equal(c, m) {
+			return c
+		}
+		return build()
+	}
+	out := build()
+	s.mu.Lock()
+	s.maps.put(h, out)
+	s.mu.Unlock()
+	return out
+}
+
+// resourceList returns the shared list equal to l: the same resource
+// names with quantities of equal value and format, which serialize the
+// same. l itself becomes the shared one when there is none.
+func (s *sharer) resourceList(l corev1.ResourceList) corev1.ResourceList {
+	if len(l) == 0 {
+		return l
+	}
+	h := uint64(len(l))
+	for name, q := range l {
+		// MilliValue of a copy: it neither caches nor converts anything in
+		// l. Equal quantities have equal milli-values; the rest is checked.
+		h += mix(maphash.String(s.seed, string(name)), uint64(q.MilliValue())^uint64(len(q.Format)))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, found := s.res.get(h); found {
+		if equalResources(c, l) {
+			return c
+		}
+		return l
+	}
+	s.res.put(h, l)
+	return l
+}
+
+func equalResources(a, b corev1.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, qa := range a {
+		qb, ok := b[name]
+		// Cmp on copies: it may convert them to inf.Dec form.
+		if !ok || qa.Format != qb.Format || qa.Cmp(qb) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// marshaler is a k8s.io/api type's generated protobuf encoding.
+type marshaler interface {
+	Size() int
+	MarshalToSizedBuffer([]byte) (int, error)
+}
+
+// Tags of the types shared by encoding, the first byte of every key.
+const (
+	tagProbe byte = iota + 1
+	tagSecurityContext
+	tagLifecycle
+	tagEnv
+	tagEnvFrom
+	tagPorts
+	tagArgs
+	tagCommand
+	tagProjected
+	tagConfigMapVolume
+	tagSecretVolume
+	tagDownwardAPIVolume
+	tagTolerations
+	tagAffinity
+	tagPodSecurityContext
+	tagDNSConfig
+	tagTopologySpread
+	tagImagePullSecrets
+	tagReadinessGates
+)
+
+// appendEncoding appends m's encoding, preceded by its length, to s.buf;
+// false when it would not fit in maxShareBytes or does not encode. The
+// caller holds s.podMu.
+func (s *sharer) appendEncoding(m marshaler) bool {
+	n := m.Size()
+	if len(s.buf)+binary.MaxVarintLen64+n > maxShareBytes {
+		return false
+	}
+	s.buf = binary.AppendUvarint(s.buf, uint64(n))
+	at := len(s.buf)
+	s.buf = append(s.buf, make([]byte, n)...)
+	w, err := m.MarshalToSizedBuffer(s.buf[at:])
+	return err == nil && w == n
+}
+
+// lookup returns the shared value of the key in s.buf, and whether there
+// was one; without one, v is remembered as the shared value. The caller
+// holds s.podMu.
+func (s *sharer) lookup(v any) (any, bool) {
+	h := maphash.Bytes(s.seed, s.buf)
+	if e, found := s.enc.get(h); found {
+		if e.key == string(s.buf) {
+			return e.v, true
+		}
+		return nil, false
+	}
+	s.enc.put(h, encoded{key: string(s.buf), v: v})
+	return nil, false
+}
+
+// sharePtr returns the shared *T that encodes as p does, p if none.
+func sharePtr[T any, P interface {
+	*T
+	marshaler
+}](s *sharer, tag byte, p P) P {
+	if p == nil {
+		return nil
+	}
+	s.buf = append(s.buf[:0], tag)
+	if !s.appendEncoding(p) {
+		return p
+	}
+	if c, ok := s.lookup(p); ok {
+		if c, ok := c.(P); ok {
+			return c
+		}
+	}
+	return p
+}
+
+// shareSlice returns the shared slice whose elements encode as xs's do,
+// xs if none. A shared slice's capacity is its length, so an append to it
+// copies.
+func shareSlice[T any, P interface {
+	*T
+	marshaler
+}](s *sharer, tag byte, xs []T) []T {
+	if len(xs) == 0 {
+		return xs
+	}
+	s.buf = append(s.buf[:0], tag)
+	for i := range xs {
+		if !s.appendEncoding(P(&xs[i])) {
+			return xs
+		}
+	}
+	xs = xs[:len(xs):len(xs)]
+	if c, ok := s.lookup(xs); ok {
+		if c, ok := c.([]T); ok {
+			return c
+		}
+	}
+	return xs
+}
+
+// shareStrings is shareSlice for a list of strings (args, command).
+func (s *sharer) shareStrings(tag byte, xs []string) []string {
+	if len(xs) == 0 {
+		return xs
+	}
+	s.buf = append(s.buf[:0], tag)
+	for _, x := range xs {
+		if len(s.buf)+binary.MaxVarintLen64+len(x) > maxShareBytes {
+			return xs
+		}
+		s.buf = binary.AppendUvarint(s.buf, uint64(len(x)))
+		s.buf = append(s.buf, x...)
+	}
+	xs = xs[:len(xs):len(xs)]
+	if c, ok := s.lookup(xs); ok {
+		if c, ok := c.([]string); ok {
+			return c
+		}
+	}
+	return xs
+}
+
+// pod replaces the sub-structures of p that the replicas of a workload
+// repeat by shared ones: per container its resources, environment, ports,
+// arguments, probes, security context and lifecycle; the sources of its
+// projected, ConfigMap, Secret and downward API volumes (not the volumes,
+// whose names often differ per Pod: kube-api-access-<random>); and its
+// tolerations, affinity, security context, DNS config, spread
+// constraints, pull secrets, readiness gates and node selector. It writes
+// only to p's own fields, never into a shared value. Volume mounts and the
+// status are left alone: they usually differ per Pod.
+//
+// Equality is that of the protobuf encoding, the form the API server
+// serves built-in kinds in: two values that encode the same are the same
+// object to the API (an empty list decoded from JSON and an absent one are
+// not told apart).
+func (s *sharer) pod(p *corev1.Pod) {
+	sp := &p.Spec
+	for _, cs := range [][]corev1.Container{sp.InitContainers, sp.Containers} {
+		for i := range cs {
+			c := &cs[i]
+			c.Resources.Limits = s.resourceList(c.Resources.Limits)
+			c.Resources.Requests = s.resourceList(c.Resources.Requests)
+		}
+	}
+	for i := range p.Status.ContainerStatuses {
+		cs := &p.Status.ContainerStatuses[i]
+		cs.AllocatedResources = s.resourceList(cs.AllocatedResources)
+		if r := cs.Resources; r != nil {
+			r.Limits = s.resourceList(r.Limits)
+			r.Requests = s.resourceList(r.Requests)
+		}
+	}
+
+	s.podMu.Lock()
+	defer s.podMu.Unlock()
+	for _, cs := range [][]corev1.Container{sp.InitContainers, sp.Containers} {
+		for i := range cs {
+			c := &cs[i]
+			c.Env = shareSlice(s, tagEnv, c.Env)
+			c.EnvFrom = shareSlice(s, tagEnvFrom, c.EnvFrom)
+			c.Ports = shareSlice(s, tagPorts, c.Ports)
+			c.Args = s.shareStrings(tagArgs, c.Args)
+			c.Command = s.shareStrings(tagCommand, c.Command)
+			c.LivenessProbe = sharePtr(s, tagProbe, c.LivenessProbe)
+			c.ReadinessProbe = sharePtr(s, tagProbe, c.ReadinessProbe)
+			c.StartupProbe = sharePtr(s, tagProbe, c.StartupProbe)
+			c.SecurityContext = sharePtr(s, tagSecurityContext, c.SecurityContext)
+			c.Lifecycle = sharePtr(s, tagLifecycle, c.Lifecycle)
+		}
+	}
+	for i := range sp.Volumes {
+		v := &sp.Volumes[i].VolumeSource
+		v.Projected = sharePtr(s, tagProjected, v.Projected)
+		v.ConfigMap = sharePtr(s, tagConfigMapVolume, v.ConfigMap)
+		v.Secret = sharePtr(s, tagSecretVolume, v.Secret)
+		v.DownwardAPI = sharePtr(s, tagDownwardAPIVolume, v.DownwardAPI)
+	}
+	sp.Tolerations = shareSlice(s, tagTolerations, sp.Tolerations)
+	sp.Affinity = sharePtr(s, tagAffinity, sp.Affinity)
+	sp.SecurityContext = sharePtr(s, tagPodSecurityContext, sp.SecurityContext)
+	sp.DNSConfig = sharePtr(s, tagDNSConfig, sp.DNSConfig)
+	sp.TopologySpreadConstraints = shareSlice(s, tagTopologySpread, sp.TopologySpreadConstraints)
+	sp.ImagePullSecrets = shareSlice(s, tagImagePullSecrets, sp.ImagePullSecrets)
+	sp.ReadinessGates = shareSlice(s, tagReadinessGates, sp.ReadinessGates)
+}
