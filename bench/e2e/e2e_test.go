@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strings"
 	"testing"
@@ -27,6 +28,7 @@ const childEnv = "KUBELOOP_E2E_CHILD"
 type result struct {
 	ColdSeconds, ColdCPUSeconds float64
 	PeakRSSMiB, HeapMiB         float64
+	HeapBaseMiB                 float64 // before the stack started (the recorder included)
 	WatchLists, Lists           int64
 	SteadyCPUMicrosPerEvent     float64
 	EventsPerSecond             float64
@@ -37,9 +39,15 @@ type result struct {
 }
 
 // BenchmarkE2E runs each stack once per iteration in a fresh child
-// process. Run it with -benchtime 1x and -count N.
+// process, through the three phases. Run it with -benchtime 1x and
+// -count N. With -floor, the reference stacks.Floor runs beside the three
+// stacks as impl=floor (not a peer: the least a consumer of the same watch
+// can do).
 func BenchmarkE2E(b *testing.B) {
 	names := slices.Clone(stacks.Names)
+	if *floor {
+		names = append(names, "floor")
+	}
 	if *reverse {
 		slices.Reverse(names)
 	}
@@ -47,15 +55,9 @@ func BenchmarkE2E(b *testing.B) {
 		b.Run("impl="+name, func(b *testing.B) {
 			var rs []result
 			for b.Loop() {
-				rs = append(rs, runStack(b, name))
+				rs = append(rs, runStack(b, name, *nEvents, *nEventObjects, *nLatency))
 			}
-			avg := func(f func(result) float64) float64 {
-				var s float64
-				for _, r := range rs {
-					s += f(r)
-				}
-				return s / float64(len(rs))
-			}
+			avg := averager(rs)
 			b.ReportMetric(avg(func(r result) float64 { return r.ColdSeconds }), "s/coldstart")
 			b.ReportMetric(avg(func(r result) float64 { return r.ColdCPUSeconds }), "cpu-s/coldstart")
 			b.ReportMetric(avg(func(r result) float64 { return r.PeakRSSMiB }), "peak-RSS-MiB")
@@ -71,14 +73,56 @@ func BenchmarkE2E(b *testing.B) {
 	}
 }
 
-func runStack(b *testing.B, name string) result {
+// BenchmarkColdStart is the scaling series: the cold start phase alone
+// (no steady state, no latency) of -objects ConfigMaps, one child process
+// per stack and iteration, as objects=N/impl=I. Besides the totals it
+// reports the costs per object: wall time (us/object), CPU
+// (cpu-us/object) and the heap the child holds after sync and GC above
+// what it held before the stack started (B/object). Run it with
+// -benchtime 1x against servers of different sizes (hack/bench.sh runs
+// 10k, 100k and 1M).
+func BenchmarkColdStart(b *testing.B) {
+	names := slices.Clone(stacks.Names)
+	if *reverse {
+		slices.Reverse(names)
+	}
+	n := float64(*nObjects)
+	for _, name := range names {
+		b.Run(fmt.Sprintf("objects=%d/impl=%s", *nObjects, name), func(b *testing.B) {
+			var rs []result
+			for b.Loop() {
+				rs = append(rs, runStack(b, name, 0, 0, 0))
+			}
+			avg := averager(rs)
+			b.ReportMetric(avg(func(r result) float64 { return r.ColdSeconds }), "s/coldstart")
+			b.ReportMetric(avg(func(r result) float64 { return r.ColdCPUSeconds }), "cpu-s/coldstart")
+			b.ReportMetric(avg(func(r result) float64 { return r.PeakRSSMiB }), "peak-RSS-MiB")
+			b.ReportMetric(avg(func(r result) float64 { return r.ColdSeconds * 1e6 / n }), "us/object")
+			b.ReportMetric(avg(func(r result) float64 { return r.ColdCPUSeconds * 1e6 / n }), "cpu-us/object")
+			b.ReportMetric(avg(func(r result) float64 { return (r.HeapMiB - r.HeapBaseMiB) * (1 << 20) / n }), "B/object")
+		})
+	}
+}
+
+// averager returns the mean over rs of a figure.
+func averager(rs []result) func(func(result) float64) float64 {
+	return func(f func(result) float64) float64 {
+		var s float64
+		for _, r := range rs {
+			s += f(r)
+		}
+		return s / float64(len(rs))
+	}
+}
+
+func runStack(b *testing.B, name string, events, eventObjects, latency int) result {
 	b.StopTimer()
 	defer b.StartTimer()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(),
 		childEnv+"="+name,
 		"KUBELOOP_E2E_URL="+server.URL,
-		fmt.Sprintf("KUBELOOP_E2E_ARGS=%d,%d,%d,%d,%d", *nObjects, *nEvents, *nEventObjects, *nLatency, *workers),
+		fmt.Sprintf("KUBELOOP_E2E_ARGS=%d,%d,%d,%d,%d", *nObjects, events, eventObjects, latency, *workers),
 	)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
@@ -123,6 +167,9 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 	var r result
 	st, ok := stacks.Stacks[name]
 	if !ok {
+		st, ok = stacks.References[name]
+	}
+	if !ok {
 		return r, fmt.Errorf("unknown stack %q", name)
 	}
 	if eventObjects > n || latency > n {
@@ -133,6 +180,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		return r, err
 	}
 	rec := newRecorder(n)
+	r.HeapBaseMiB = heapMiB()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	errc := make(chan error, 1)
@@ -202,6 +250,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		}
 		lat := make([]float64, 0, latency)
 		fire := make([]float64, 0, latency)
+		stopTrace := startTrace("latency." + name)
 		for k := range latency {
 			time.Sleep(2 * time.Millisecond)
 			done := rec.phase(map[int]int64{k: p.BaseRV + int64(k) + 1})
@@ -226,11 +275,15 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 				return r, fmt.Errorf("latency: event %d: reconciled at %d, sent at %d", k, rec.completedAtMono(), st.LastWatchFlush)
 			}
 			lat = append(lat, float64(d)/1e3)
+			if trace.IsEnabled() { // both ends of the event on the monotonic clock, to place it in the trace
+				trace.Log(ctx, "latency", fmt.Sprintf("sent=%d done=%d now=%d", st.LastWatchFlush, rec.completedAtMono(), fakeapiserver.MonotonicNow()))
+			}
 			// From sending the trigger, which includes the trigger
 			// request's way to the server (the method before the
 			// server timed its sends; kept for comparison).
 			fire = append(fire, float64((rec.completedAt() - t).Microseconds()))
 		}
+		stopTrace()
 		slices.Sort(lat)
 		slices.Sort(fire)
 		r.P50Micros, r.P99Micros = lat[len(lat)/2], lat[len(lat)*99/100]
@@ -271,4 +324,22 @@ func startProfile(name string) (stop func()) {
 		return func() {}
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }
+}
+
+// startTrace writes an execution trace of a phase to
+// $KUBELOOP_E2E_TRACE.<phase>.<stack> when that variable is set.
+func startTrace(name string) (stop func()) {
+	path := os.Getenv("KUBELOOP_E2E_TRACE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path + "." + name)
+	if err != nil {
+		return func() {}
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() { trace.Stop(); f.Close() }
 }

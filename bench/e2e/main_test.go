@@ -16,6 +16,12 @@
 //     request's way to the server, about half of ping-us (a plain
 //     request's round trip, reported for scale).
 //
+// BenchmarkColdStart runs the cold start phase alone (the scaling series,
+// at -objects 10k, 100k and 1M in hack/bench.sh) and reports the costs per
+// object. With -floor, BenchmarkE2E also runs stacks.Floor, a plain
+// WatchList consumer that is the reference for what the wire and the
+// decode cost (impl=floor, not a peer).
+//
 // The reconcilers read the object through each library's usual read path
 // (kubeloop and controller-runtime: the manager's cached client, which deep
 // copies; client-go: the lister) and do nothing else.
@@ -40,6 +46,7 @@ var (
 	nLatency      = flag.Int("latency", 1000, "single events in the latency phase")
 	workers       = flag.Int("workers", 2, "reconcile workers of every stack")
 	reverse       = flag.Bool("reverse", false, "run the stacks in reverse order (hack/bench.sh alternates, so none always goes first)")
+	floor         = flag.Bool("floor", false, "BenchmarkE2E also runs the reference consumer stacks.Floor (impl=floor)")
 
 	server *fakeapiserver.Process
 )
@@ -52,6 +59,22 @@ func TestMain(m *testing.M) {
 	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
 		os.Exit(m.Run())
 	}
+	if url := os.Getenv(serverURLEnv); url != "" {
+		// A server started by the caller (hack/bench.sh keeps one per size
+		// of the scaling series across rounds, as encoding 1M objects
+		// takes minutes): it must hold exactly -objects ConfigMaps.
+		server = fakeapiserver.Connect(url)
+		st, err := server.Stats()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s=%s: %v\n", serverURLEnv, url, err)
+			os.Exit(1)
+		}
+		if st.ConfigMaps != *nObjects {
+			fmt.Fprintf(os.Stderr, "%s=%s holds %d ConfigMaps, not -objects %d\n", serverURLEnv, url, st.ConfigMaps, *nObjects)
+			os.Exit(1)
+		}
+		os.Exit(m.Run())
+	}
 	var err error
 	server, err = fakeapiserver.Launch(context.Background(), fakeapiserver.Config{ConfigMaps: *nObjects})
 	if err != nil {
@@ -62,3 +85,7 @@ func TestMain(m *testing.M) {
 	server.Stop()
 	os.Exit(code)
 }
+
+// serverURLEnv names a running fake API server to use instead of
+// launching one.
+const serverURLEnv = "KUBELOOP_E2E_SERVER"

@@ -384,6 +384,8 @@ type Stats struct {
 	// LastWatchFlush is when watch events were last sent, as MonotonicNow
 	// read just before the write that sends them; 0 if never.
 	LastWatchFlush int64
+	// ConfigMaps is how many ConfigMaps the server holds.
+	ConfigMaps int
 }
 
 // MonotonicNow is the system-wide monotonic clock (CLOCK_MONOTONIC) in
@@ -404,6 +406,7 @@ func (s *Server) stats(w http.ResponseWriter) {
 		WatchesJSON: s.watches[encJSON].Load(), WatchesProto: s.watches[encProto].Load(),
 		WatchListsJSON: s.watchLists[encJSON].Load(), WatchListsProto: s.watchLists[encProto].Load(),
 		LastWatchFlush: s.lastFlush.Load(),
+		ConfigMaps:     len(s.kinds["configmaps"].added[encJSON]),
 	})
 }
 
