@@ -49,6 +49,9 @@ type CRDSource struct {
 	gvk  schema.GroupVersionKind
 	crds map[string]crdState // the CustomResourceDefinitions of the kind's group
 	poke chan struct{}       // a CRD of the group changed; capacity 1
+	// keeper watches, between runs, for the deletion of the CRD whose kind
+	// the last run left served; nil when there is none.
+	keeper *keeper
 }
 
 // crdRun is one Start of a CRDSource, until its ctx ends and its goroutine
@@ -180,7 +183,9 @@ func (s *CRDSource) Prepare(ctx context.Context) error {
 
 // Start starts the goroutine that follows the kind's CRD and starts and
 // stops the kind's informer; it ends with ctx, and with it the handler
-// registrations (the informer stays in the cache, which stops it). Start
+// registrations (the informer stays in the cache, which stops it; should
+// the CRD be deleted before the next Start, the informer is removed from
+// the cache then, so that a standby does not list a kind that is gone). Start
 // may be called again once the ctx of the previous call has ended; the new
 // run begins after the previous one's goroutine returned and reuses the
 // informers the cache still holds (their stores, without a new list).
@@ -255,8 +260,14 @@ func (s *CRDSource) follow(ctx context.Context, r *crdRun, q handler.Queue, log 
 	if !waitRegistration(ctx, reg) {
 		return
 	}
+	s.dropKeeper() // this run follows the CRD now (and sees what the keeper did)
 	f := follower{s: s, run: r, q: q, log: log}
 	f.loop(ctx)
+	// The kind's informer stays in the cache with its store, for the next
+	// run to hand over; if its CRD goes before then, remove it.
+	if act := f.act; act != nil && act.crdName != "" && act.ks.informer != nil {
+		s.keep(inf, act, log)
+	}
 }
 
 // waitRegistration waits until reg has been handed the informer's initial

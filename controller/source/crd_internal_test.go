@@ -35,7 +35,9 @@ type fakeInformer struct {
 	stopped  bool
 }
 
-type fakeReg struct{}
+// fakeReg has a size: pointers to distinct zero-size values may be equal,
+// and the informer keys its handlers by them.
+type fakeReg struct{ _ byte }
 
 func (fakeReg) HasSynced() bool                          { return true }
 func (fakeReg) HasSyncedChecker() toolscache.DoneChecker { return nil }
@@ -432,4 +434,58 @@ func TestWaitForCRDChecks(t *testing.T) {
 			assert.ErrorContains(t, tt.give.Start(t.Context(), &recordQueue{}), tt.want)
 		})
 	}
+}
+
+// Between two runs (a controller that lost its lease keeps its caches for
+// the next term), a deleted CRD's informer is removed from the cache; the
+// next run, with the CRD back, starts a new one. A CRD still there when
+// the next run starts keeps its informer, handed over without a new one.
+func TestWaitForCRDDeletedBetweenRuns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, m := newFakeCache(), &fakeMapper{served: true}
+		c.crds.set(crdMeta(crdName, "uid-1", false), false)
+		s := WaitForCRD(Kind(c, widgetObj(""), &handler.EnqueueRequestForObject{}), m, CRDOptions{Reconciled: true})
+		require.NoError(t, s.Prepare(t.Context()))
+		run := func() context.CancelFunc {
+			ctx, cancel := context.WithCancel(t.Context())
+			require.NoError(t, s.Start(ctx, &recordQueue{}))
+			require.NoError(t, s.WaitForSync(t.Context()))
+			return cancel
+		}
+
+		// A term ends with the CRD in place; the next begins: the same
+		// informer serves it.
+		stop := run()
+		assert.False(t, s.Waiting())
+		stop()
+		synctest.Wait()
+		stop = run()
+		created, removed := c.counts()
+		assert.Equal(t, 1, created, "the informer is handed over to the next run")
+		assert.Equal(t, 0, removed)
+		stop()
+		synctest.Wait()
+
+		// Between terms the CRD is deleted: its kind's informer goes.
+		_, resets := m.stats()
+		m.serve(false)
+		c.crds.set(crdMeta(crdName, "uid-1", false), true)
+		synctest.Wait()
+		created, removed = c.counts()
+		assert.Equal(t, 1, removed, "the informer of the deleted CRD's kind is removed between runs")
+		assert.Nil(t, c.current())
+		_, resets2 := m.stats()
+		assert.Greater(t, resets2, resets, "the mapper forgets the kind")
+
+		// The next term, with a new CRD: a new informer.
+		m.serve(true)
+		c.crds.set(crdMeta(crdName, "uid-2", false), false)
+		stop = run()
+		defer stop()
+		assert.False(t, s.Waiting())
+		created, removed = c.counts()
+		assert.Equal(t, 2, created)
+		assert.Equal(t, 1, removed)
+		assert.Equal(t, 1, c.crds.handlerCount(), "only the running source's CRD handler; the keeper's is gone")
+	})
 }

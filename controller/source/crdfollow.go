@@ -2,12 +2,17 @@ package source
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
 
+	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/handler"
 )
 
@@ -235,4 +240,100 @@ func (f *follower) deactivate(ctx context.Context) {
 	}
 	f.resetMapper()
 	f.log.Info("CRD deleted; stopped watching the kind until it is served again", "crd", act.crdName)
+}
+
+// keeper removes from the cache the informer of a kind whose CRD is
+// deleted between two runs of its source (a controller that lost its
+// lease keeps its caches warm for the next term): without it the informer
+// would list and watch a resource that no longer exists until the next
+// run, logging errors and failing the cache's health. It is a handler on
+// the CRD informer, removed by the next run; the removal of the kind's
+// informer runs on a goroutine of its own, as a handler must not call
+// back into the cache.
+type keeper struct {
+	s       *CRDSource
+	inf     cache.Informer // the CRDs' informer
+	crdName string
+	uid     types.UID
+	ks      *KindSource
+	log     logr.Logger
+
+	reg     toolscache.ResourceEventHandlerRegistration
+	once    sync.Once
+	removed chan struct{} // closed when the removal is done
+	seen    atomic.Bool   // the CRD was in the informer's store when the keeper was added
+}
+
+// keep hands act's informer to a keeper until the next run.
+func (s *CRDSource) keep(inf cache.Informer, act *activation, log logr.Logger) {
+	k := &keeper{s: s, inf: inf, crdName: act.crdName, uid: act.uid, ks: act.ks, log: log, removed: make(chan struct{})}
+	reg, err := inf.AddEventHandler(k)
+	if err != nil {
+		return // the CRD informer has stopped: so has the cache
+	}
+	k.reg = reg
+	s.mu.Lock()
+	s.keeper = k
+	s.mu.Unlock()
+	// The informer replays its store to a new handler: a CRD absent from
+	// it went while no run followed it.
+	if reg.HasSynced() && !k.seen.Load() {
+		k.remove()
+	}
+}
+
+// dropKeeper ends the keeper, waiting for a removal it started.
+func (s *CRDSource) dropKeeper() {
+	s.mu.Lock()
+	k := s.keeper
+	s.keeper = nil
+	s.mu.Unlock()
+	if k == nil {
+		return
+	}
+	_ = k.inf.RemoveEventHandler(k.reg)
+	k.once.Do(func() { close(k.removed) }) // no removal from now on
+	<-k.removed
+}
+
+func (k *keeper) OnAdd(obj any, _ bool) { k.check(obj, false) }
+func (k *keeper) OnUpdate(_, obj any)   { k.check(obj, false) }
+func (k *keeper) OnDelete(obj any)      { k.check(obj, true) }
+
+// check removes the informer when the CRD is gone or replaced.
+func (k *keeper) check(obj any, gone bool) {
+	if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		obj, gone = tomb.Obj, true
+	}
+	m, ok := obj.(metav1.Object)
+	if !ok || m.GetName() != k.crdName {
+		return
+	}
+	if !gone && m.GetUID() == k.uid {
+		k.seen.Store(true)
+		return
+	}
+	k.remove()
+}
+
+// remove removes the kind's informer from the cache, once, on its own
+// goroutine.
+func (k *keeper) remove() {
+	k.once.Do(func() {
+		go func() {
+			defer close(k.removed)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if inf := k.ks.informer; inf != nil && !inf.IsStopped() {
+				if err := k.s.tmpl.cache.RemoveInformer(ctx, k.s.tmpl.obj); err != nil {
+					k.log.Error(err, "Cannot stop the informer of a kind whose CRD was deleted")
+					return
+				}
+			}
+			if r, ok := k.s.mapper.(meta.ResettableRESTMapper); ok {
+				r.Reset()
+			}
+			k.log.Info("CRD deleted while the controller was not running; removed the kind's informer", "crd", k.crdName)
+		}()
+	})
 }
