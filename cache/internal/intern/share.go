@@ -214,7 +214,7 @@ func (s *sharer) appendEncoding(m marshaler) bool {
 // was one; without one, v is remembered as the shared value. The caller
 // holds s.podMu.
 func (s *sharer) lookup(v any) (any, bool) {
-	h := maphash.Bytes(s.seed, s.buf)
+	h := hashBytes(s, s.buf)
 	if e, found := s.enc.get(h); found {
 		if e.key == string(s.buf) {
 			return e.v, true
@@ -224,6 +224,8 @@ func (s *sharer) lookup(v any) (any, bool) {
 	s.enc.put(h, encoded{key: string(s.buf), v: v})
 	return nil, false
 }
+
+func hashBytes(s *sharer, b []byte) uint64 { return maphash.Bytes(s.seed, b) }
 
 // sharePtr returns the shared *T that encodes as p does, p if none.
 func sharePtr[T any, P interface {
