@@ -1,7 +1,8 @@
 // Command realreport turns the raw `go test -bench` output of bench/real
 // into BENCHMARKS-real.md: the machine, the commands, a table of medians
 // per stack with the kubeloop / controller-runtime ratio, the failover
-// figures, and benchstat's text output verbatim.
+// figures, issue 21's targets marked met or not, and benchstat's text
+// output verbatim.
 //
 //	realreport -o BENCHMARKS-real.md -machine machine.txt -commands commands.txt \
 //	    -benchstat real.stat.txt real.txt
@@ -30,6 +31,16 @@ var e2eUnits = []struct{ unit, what string }{
 }
 
 var impls = []string{"kubeloop", "controller-runtime", "client-go"}
+
+// targets are issue 21's bounds on kubeloop's medians over
+// controller-runtime's against the real control plane.
+var targets = []struct {
+	what, unit string
+	max        float64
+}{
+	{"cold start: time until every ConfigMap was reconciled ≤0.4x controller-runtime's", "s/coldstart", 0.4},
+	{"steady state: process CPU per patch ≤0.6x controller-runtime's", "cpu-us/event", 0.6},
+}
 
 func main() {
 	out := flag.String("o", "BENCHMARKS-real.md", "output file")
@@ -79,6 +90,33 @@ func main() {
 	b.WriteString("Every figure is the median of the runs; the ratio is kubeloop / controller-runtime, so below 1 is better for\n")
 	b.WriteString("kubeloop except for events/s. Absolute figures include the API server's and etcd's cost and noise.\n\n")
 	b.WriteString("## Machine\n\n" + readOr(*machine) + "\n")
+
+	e2eMedian := func(impl, unit string) (float64, bool) {
+		vs := vals["BenchmarkRealE2E/impl="+impl][unit]
+		if len(vs) == 0 {
+			return 0, false
+		}
+		return median(vs), true
+	}
+	b.WriteString("## Targets\n\n")
+	b.WriteString("| issue | target | kubeloop | controller-runtime | ratio | bound | met |\n|---|---|---|---|---|---|---|\n")
+	met := 0
+	for _, tg := range targets {
+		k, ok1 := e2eMedian("kubeloop", tg.unit)
+		c, ok2 := e2eMedian("controller-runtime", tg.unit)
+		if !ok1 || !ok2 || c == 0 {
+			fmt.Fprintf(&b, "| perf (21) | %s | – | – | – | ≤%.2fx | no data |\n", tg.what, tg.max)
+			continue
+		}
+		r := k / c
+		verdict := "not met"
+		if r <= tg.max {
+			verdict = "**met**"
+			met++
+		}
+		fmt.Fprintf(&b, "| perf (21) | %s | %s %s | %s %s | %.3fx | ≤%.2fx | %s |\n", tg.what, format(k), tg.unit, format(c), tg.unit, r, tg.max, verdict)
+	}
+	fmt.Fprintf(&b, "\n%d of %d targets met.\n\n", met, len(targets))
 
 	b.WriteString("## End to end (BenchmarkRealE2E)\n\n")
 	b.WriteString("| figure | kubeloop | controller-runtime | client-go | kubeloop / controller-runtime | runs |\n|---|---|---|---|---|---|\n")
