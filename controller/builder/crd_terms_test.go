@@ -1,8 +1,6 @@
 package builder_test
 
 import (
-	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +15,6 @@ import (
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/controller/builder"
 	"github.com/kubeloop/kubeloop/manager"
-	"github.com/kubeloop/kubeloop/reconcile"
 )
 
 // TestWaitForCRDDeletedBetweenLeaderTerms: a manager that campaigns again
@@ -43,30 +40,14 @@ func TestWaitForCRDDeletedBetweenLeaderTerms(t *testing.T) {
 		RetryPeriod:              200 * time.Millisecond,
 	})
 	require.NoError(t, err)
-	var mu sync.Mutex
-	reconciled := map[string]int{}
+	var reconciled names
 	_, err = builder.ControllerManagedBy(mgr).
 		For(widget(group, "", ""), builder.WaitForCRD).
 		Named("terms-" + suffix).
-		Build(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-			mu.Lock()
-			reconciled[req.Name]++
-			mu.Unlock()
-			return reconcile.Result{}, nil
-		}))
+		Build(reconciled.reconciler())
 	require.NoError(t, err)
-	seen := func(n string) func() bool {
-		return func() bool { mu.Lock(); defer mu.Unlock(); return reconciled[n] > 0 }
-	}
-
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		assert.NoError(t, <-done)
-		deleteCRD(t, live, "widgets."+group)
-	})
+	seen := reconciled.has
+	startUntilCleanup(t, mgr, live, "widgets."+group)
 
 	// First term: the kind is served and followed.
 	require.NoError(t, applyCRD(t, widgetCRD(group)))

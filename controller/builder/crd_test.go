@@ -113,6 +113,48 @@ func deleteCRD(t *testing.T, live client.Client, name string) {
 	}, wait, 50*time.Millisecond, "CRD %s not deleted", name)
 }
 
+// names counts the reconciles of each name.
+type names struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+func (n *names) add(name string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.m == nil {
+		n.m = map[string]int{}
+	}
+	n.m[name]++
+}
+
+// has returns a condition: name has been reconciled.
+func (n *names) has(name string) func() bool {
+	return func() bool { n.mu.Lock(); defer n.mu.Unlock(); return n.m[name] > 0 }
+}
+
+// reconciler counts each Request's name.
+func (n *names) reconciler() reconcile.Func {
+	return func(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
+		n.add(req.Name)
+		return reconcile.Result{}, nil
+	}
+}
+
+// startUntilCleanup starts mgr until the test ends, then deletes the CRD
+// named crd.
+func startUntilCleanup(t *testing.T, mgr *manager.Manager, live client.Client, crd string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		assert.NoError(t, <-done)
+		deleteCRD(t, live, crd)
+	})
+}
+
 // readyz returns the status and body of /readyz?verbose.
 func readyz(t *testing.T, mgr *manager.Manager) (int, string) {
 	t.Helper()
@@ -177,21 +219,16 @@ func TestWaitForCRDFollowsTheCRD(t *testing.T) {
 	mgr, err := manager.New(cfg, manager.Options{Logger: errs.recording(t), HealthProbeBindAddress: "127.0.0.1:0"})
 	require.NoError(t, err)
 
-	var mu sync.Mutex
-	reconciled := map[string]int{}
+	var reconciled names
 	r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		obj := widget(group, req.Namespace, req.Name)
 		if err := mgr.GetClient().Get(ctx, req.NamespacedName, obj); err != nil {
 			return reconcile.Result{}, client.IgnoreNotFound(err)
 		}
-		mu.Lock()
-		reconciled[req.Name]++
-		mu.Unlock()
+		reconciled.add(req.Name)
 		return reconcile.Result{}, nil
 	})
-	seen := func(n string) func() bool {
-		return func() bool { mu.Lock(); defer mu.Unlock(); return reconciled[n] > 0 }
-	}
+	seen := reconciled.has
 	ctrl, err := builder.ControllerManagedBy(mgr).
 		For(widget(group, "", ""), builder.WaitForCRD).
 		Named(name).
@@ -201,8 +238,7 @@ func TestWaitForCRDFollowsTheCRD(t *testing.T) {
 	// A second controller reconciles ConfigMaps and Watches Widgets (the
 	// same informer as the first's For), mapping each to the ConfigMap of
 	// its name: its own Requests are never dropped while Widgets wait.
-	var cmMu sync.Mutex
-	cmSeen := map[string]int{}
+	var cmSeen names
 	toConfigMap := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: "cm-" + obj.GetName()}}}
 	})
@@ -210,25 +246,11 @@ func TestWaitForCRDFollowsTheCRD(t *testing.T) {
 		For(&corev1.ConfigMap{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == ns }))).
 		Watches(widget(group, "", ""), toConfigMap, builder.WaitForCRD).
 		Named(name + "-watcher").
-		Build(reconcile.Func(func(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
-			cmMu.Lock()
-			cmSeen[req.Name]++
-			cmMu.Unlock()
-			return reconcile.Result{}, nil
-		}))
+		Build(cmSeen.reconciler())
 	require.NoError(t, err)
-	cmSeenOf := func(n string) func() bool {
-		return func() bool { cmMu.Lock(); defer cmMu.Unlock(); return cmSeen[n] > 0 }
-	}
+	cmSeenOf := cmSeen.has
 
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		assert.NoError(t, <-done)
-		deleteCRD(t, live, "widgets."+group)
-	})
+	startUntilCleanup(t, mgr, live, "widgets."+group)
 
 	waitingReported := func() bool {
 		code, body := readyz(t, mgr)
