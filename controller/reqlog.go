@@ -15,14 +15,16 @@ import (
 type requestSink struct {
 	parent          logr.LogSink
 	namespace, name string
-	id              any
+	id              *reconcileID
 
 	once sync.Once
 	sink logr.LogSink // parent with the values, one frame deeper
 }
 
 // requestLogger returns log with the request's values attached lazily.
-func requestLogger(log logr.Logger, namespace, name string, id any) logr.Logger {
+// newReconcileContext builds the same logger inside the reconcile's
+// context.
+func requestLogger(log logr.Logger, namespace, name string, id *reconcileID) logr.Logger {
 	parent := log.GetSink()
 	if parent == nil { // logr.Discard()
 		return log
@@ -31,7 +33,7 @@ func requestLogger(log logr.Logger, namespace, name string, id any) logr.Logger 
 }
 
 func (s *requestSink) values() []any {
-	return []any{"namespace", s.namespace, "name", s.name, "reconcileID", s.id}
+	return []any{"namespace", s.namespace, "name", s.name, "reconcileID", s.id.value()}
 }
 
 // withValues returns the parent with the request's values, for logging

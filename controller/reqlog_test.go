@@ -41,7 +41,7 @@ func TestRequestLoggerFuncr(t *testing.T) {
 	var calls int
 	base = base.WithSink(countingSink{LogSink: base.GetSink(), withValues: &calls})
 
-	log := requestLogger(base, "ns", "web", "id-1")
+	log := requestLogger(base, "ns", "web", fixedReconcileID("id-1"))
 	assert.Zero(t, calls, "nothing is attached before something is logged")
 	line := here() + 1
 	log.Info("hello", "k", "v")
@@ -63,13 +63,13 @@ func TestRequestLoggerFuncr(t *testing.T) {
 	assert.Contains(t, lines[0], `"namespace"="ns" "name"="web" "reconcileID"="id-1" "extra"=1`)
 	assert.Contains(t, lines[0], `"file"="reqlog_test.go" "line"=`+itoa(line))
 
-	assert.Equal(t, logr.Discard(), requestLogger(logr.Discard(), "ns", "web", "id"))
+	assert.Equal(t, logr.Discard(), requestLogger(logr.Discard(), "ns", "web", fixedReconcileID("id")))
 }
 
 func TestRequestLoggerSlogSource(t *testing.T) {
 	var buf bytes.Buffer
 	base := logr.FromSlogHandler(slog.NewJSONHandler(&buf, &slog.HandlerOptions{AddSource: true}))
-	log := requestLogger(base, "ns", "web", "id-2")
+	log := requestLogger(base, "ns", "web", fixedReconcileID("id-2"))
 	line := here() + 1
 	log.Info("hello")
 	var rec struct {

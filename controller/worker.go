@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"runtime/debug"
 	"time"
 
@@ -44,9 +43,7 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 
 // reconcileHandler reconciles req and acts on the outcome.
 func (c *Controller) reconcileHandler(ctx context.Context, req reconcile.Request) {
-	var id any = newReconcileID() // boxed once for the logger and the context
-	log := requestLogger(c.log, req.Namespace, req.Name, id)
-	rctx := logr.NewContext(context.WithValue(ctx, reconcileIDKey{}, id), log)
+	rctx, log := newReconcileContext(ctx, c.log, req)
 
 	start := time.Now()
 	res, err := c.reconcile(rctx, req)
@@ -126,31 +123,4 @@ type reconcileIDKey struct{}
 func ReconcileIDFromContext(ctx context.Context) types.UID {
 	id, _ := ctx.Value(reconcileIDKey{}).(types.UID)
 	return id
-}
-
-// newReconcileID returns a random UUID (version 4 layout). It need not be
-// cryptographically random, only unique enough to tell reconciles apart in
-// logs, so it uses the cheap runtime generator; one allocation.
-func newReconcileID() types.UID {
-	const hex = "0123456789abcdef"
-	hi, lo := rand.Uint64(), rand.Uint64()
-	hi = hi&^(0xf<<12) | 0x4<<12 // version 4
-	lo = lo&^(0x3<<62) | 0x2<<62 // variant 10
-	var b [36]byte
-	j := 0
-	for i := range 32 {
-		if i == 8 || i == 12 || i == 16 || i == 20 {
-			b[j] = '-'
-			j++
-		}
-		var nib uint64
-		if i < 16 {
-			nib = hi >> (60 - 4*i) & 0xf
-		} else {
-			nib = lo >> (60 - 4*(i-16)) & 0xf
-		}
-		b[j] = hex[nib]
-		j++
-	}
-	return types.UID(b[:])
 }
