@@ -37,7 +37,11 @@ type Interner struct {
 }
 
 // New returns an empty Interner.
-func New() *Interner { return &Interner{m: make(map[string]string, 256), share: newSharer()} }
+func New() *Interner {
+	in := &Interner{m: make(map[string]string, 256)}
+	in.share.init()
+	return in
+}
 
 // String returns the shared copy of s (s itself if it is the first, too
 // long, or the table is full).

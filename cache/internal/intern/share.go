@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Sharing bounds. A table keeps two generations of genSize entries: a
@@ -61,14 +62,23 @@ func (t *table[V]) len() int { return len(t.cur) + len(t.old) }
 type sharer struct {
 	seed maphash.Seed
 
-	mu   sync.Mutex // guards maps and res
+	mu   sync.Mutex // guards maps
 	maps table[map[string]string]
-	res  table[corev1.ResourceList]
 
-	podMu sync.Mutex // guards enc and buf, held for all of one Pod
+	podMu sync.Mutex // guards res, enc and buf, held for all of one Pod
+	res   table[corev1.ResourceList]
 	enc   table[encoded]
 	buf   []byte
+
+	// knownHashes are the hashes of knownResources' names.
+	knownHashes [len(knownResources)]uint64
 }
+
+// knownResources are the names nearly every resource list is made of: a
+// list of only these is hashed and compared by looking them up, without
+// ranging over the map, which costs more than the lookups on a map this
+// small.
+var knownResources = [...]corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage}
 
 // encoded is a value shared by its protobuf encoding (tagged with the
 // Go type it is, so values of different types never match).
@@ -77,7 +87,12 @@ type encoded struct {
 	v   any
 }
 
-func newSharer() sharer { return sharer{seed: maphash.MakeSeed()} }
+func (s *sharer) init() {
+	s.seed = maphash.MakeSeed()
+	for i, name := range knownResources {
+		s.knownHashes[i] = maphash.String(s.seed, string(name))
+	}
+}
 
 // mix folds the hashes of a key and its value into one entry's hash;
 // entries are summed, so the order of a map's iteration does not matter.
@@ -87,25 +102,58 @@ func mix(k, v uint64) uint64 {
 	return h * 0xbf58476d1ce4e5b9
 }
 
+// maxCollected is the size of the largest map whose entries hashStrings
+// keeps for the comparison (most label and annotation maps are smaller).
+const maxCollected = 8
+
+type entries struct {
+	n  int
+	kv [maxCollected][2]string
+}
+
 // hashStrings returns the hash of m's contents, or false when m is too
 // large to be worth sharing (a kubectl last-applied-configuration
-// annotation, say), stopping as soon as that is known.
-func (s *sharer) hashStrings(m map[string]string) (uint64, bool) {
+// annotation, say), stopping as soon as that is known. It keeps m's
+// entries in e if they fit, for equalStrings.
+func (s *sharer) hashStrings(m map[string]string, e *entries) (uint64, bool) {
 	n := 0
 	h := uint64(len(m))
+	e.n = 0
 	for k, v := range m {
 		if n += len(k) + len(v); n > maxShareBytes {
 			return 0, false
 		}
 		h += mix(maphash.String(s.seed, k), maphash.String(s.seed, v))
+		if e.n < maxCollected {
+			e.kv[e.n] = [2]string{k, v}
+			e.n++
+		}
 	}
 	return h, true
+}
+
+// equalStrings reports whether c equals m, whose entries hashStrings kept
+// in e: by lookups in c, without ranging over either map if they all fit.
+func equalStrings(c, m map[string]string, e *entries) bool {
+	if len(c) != len(m) {
+		return false
+	}
+	if len(m) > e.n {
+		return maps.Equal(c, m)
+	}
+	for _, kv := range e.kv[:e.n] {
+		if v, ok := c[kv[0]]; !ok || v != kv[1] {
+			return false
+		}
+	}
+	return true
 }
 
 // stringMap returns the shared map equal to m, or the one build returns
 // (which must equal m), remembered for the next objects.
 func (s *sharer) stringMap(m map[string]string, build func() map[string]string) map[string]string {
-	h, ok := s.hashStrings(m)
+	var e entries
+	h, ok := s.hashStrings(m, &e)
 	if !ok {
 		return build()
 	}
@@ -115,7 +163,7 @@ func (s *sharer) stringMap(m map[string]string, build func() map[string]string) 
 	if found {
 		// c is never modified once in the table: comparing it unlocked is
 		// safe.
-		if maps.Equal(c, m) {
+		if equalStrings(c, m, &e) {
 			return c
 		}
 		return build()
@@ -129,27 +177,68 @@ func (s *sharer) stringMap(m map[string]string, build func() map[string]string) 
 
 // resourceList returns the shared list equal to l: the same resource
 // names with quantities of equal value and format, which serialize the
-// same. l itself becomes the shared one when there is none.
+// same. l itself becomes the shared one when there is none. The caller
+// holds s.podMu.
 func (s *sharer) resourceList(l corev1.ResourceList) corev1.ResourceList {
 	if len(l) == 0 {
 		return l
 	}
+	// A list of known names only is hashed by looking them up; else by
+	// ranging over it. Both hash an entry alike.
 	h := uint64(len(l))
-	for name, q := range l {
-		// MilliValue of a copy: it neither caches nor converts anything in
-		// l. Equal quantities have equal milli-values; the rest is checked.
-		h += mix(maphash.String(s.seed, string(name)), uint64(q.MilliValue())^uint64(len(q.Format)))
+	var known [len(knownResources)]bool
+	n := 0
+	for i, name := range knownResources {
+		if q, ok := l[name]; ok {
+			h += mix(s.knownHashes[i], quantityHash(q))
+			known[i] = true
+			n++
+		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if c, found := s.res.get(h); found {
+	byRange := n != len(l)
+	if byRange {
+		h = uint64(len(l))
+		for name, q := range l {
+			h += mix(maphash.String(s.seed, string(name)), quantityHash(q))
+		}
+	}
+	c, found := s.res.get(h)
+	if !found {
+		s.res.put(h, l)
+		return l
+	}
+	if len(c) != len(l) {
+		return l
+	}
+	if byRange {
 		if equalResources(c, l) {
 			return c
 		}
 		return l
 	}
-	s.res.put(h, l)
-	return l
+	for i, name := range knownResources {
+		if known[i] {
+			qc, ok := c[name]
+			if !ok || !equalQuantity(qc, l[name]) {
+				return l
+			}
+		}
+	}
+	return c
+}
+
+// quantityHash hashes q's value and format. MilliValue works on the copy:
+// it neither caches nor converts anything in the list. Equal quantities
+// have equal milli-values; the rest is checked by equalQuantity.
+func quantityHash(q resource.Quantity) uint64 {
+	return uint64(q.MilliValue())*0x9e3779b97f4a7c15 ^ uint64(len(q.Format))
+}
+
+// equalQuantity reports whether a and b have the same value and format,
+// and so serialize the same. Cmp works on the copies: it may convert them
+// to inf.Dec form.
+func equalQuantity(a, b resource.Quantity) bool {
+	return a.Format == b.Format && a.Cmp(b) == 0
 }
 
 func equalResources(a, b corev1.ResourceList) bool {
@@ -158,8 +247,7 @@ func equalResources(a, b corev1.ResourceList) bool {
 	}
 	for name, qa := range a {
 		qb, ok := b[name]
-		// Cmp on copies: it may convert them to inf.Dec form.
-		if !ok || qa.Format != qb.Format || qa.Cmp(qb) != 0 {
+		if !ok || !equalQuantity(qa, qb) {
 			return false
 		}
 	}
@@ -210,19 +298,23 @@ func (s *sharer) appendEncoding(m marshaler) bool {
 	return err == nil && w == n
 }
 
-// lookup returns the shared value of the key in s.buf, and whether there
-// was one; without one, v is remembered as the shared value. The caller
+// find returns the shared value whose key is in s.buf, and whether there
+// is one. Without one, remember(h, v) makes v the shared value. The caller
 // holds s.podMu.
-func (s *sharer) lookup(v any) (any, bool) {
-	h := hashBytes(s, s.buf)
-	if e, found := s.enc.get(h); found {
+func (s *sharer) find() (v any, found bool, h uint64) {
+	h = hashBytes(s, s.buf)
+	if e, ok := s.enc.get(h); ok {
 		if e.key == string(s.buf) {
-			return e.v, true
+			return e.v, true, h
 		}
-		return nil, false
+		return nil, true, h // a collision: share neither
 	}
+	return nil, false, h
+}
+
+// remember records v as the shared value of the key in s.buf, hashed h.
+func (s *sharer) remember(h uint64, v any) {
 	s.enc.put(h, encoded{key: string(s.buf), v: v})
-	return nil, false
 }
 
 func hashBytes(s *sharer, b []byte) uint64 { return maphash.Bytes(s.seed, b) }
@@ -239,10 +331,13 @@ func sharePtr[T any, P interface {
 	if !s.appendEncoding(p) {
 		return p
 	}
-	if c, ok := s.lookup(p); ok {
-		if c, ok := c.(P); ok {
-			return c
-		}
+	c, found, h := s.find()
+	if !found {
+		s.remember(h, p)
+		return p
+	}
+	if c, ok := c.(P); ok {
+		return c
 	}
 	return p
 }
@@ -263,11 +358,14 @@ func shareSlice[T any, P interface {
 			return xs
 		}
 	}
-	xs = xs[:len(xs):len(xs)]
-	if c, ok := s.lookup(xs); ok {
-		if c, ok := c.([]T); ok {
-			return c
-		}
+	c, found, h := s.find()
+	if !found {
+		xs = xs[:len(xs):len(xs)]
+		s.remember(h, xs)
+		return xs
+	}
+	if c, ok := c.([]T); ok {
+		return c
 	}
 	return xs
 }
@@ -285,11 +383,14 @@ func (s *sharer) shareStrings(tag byte, xs []string) []string {
 		s.buf = binary.AppendUvarint(s.buf, uint64(len(x)))
 		s.buf = append(s.buf, x...)
 	}
-	xs = xs[:len(xs):len(xs)]
-	if c, ok := s.lookup(xs); ok {
-		if c, ok := c.([]string); ok {
-			return c
-		}
+	c, found, h := s.find()
+	if !found {
+		xs = xs[:len(xs):len(xs)]
+		s.remember(h, xs)
+		return xs
+	}
+	if c, ok := c.([]string); ok {
+		return c
 	}
 	return xs
 }
@@ -310,13 +411,8 @@ func (s *sharer) shareStrings(tag byte, xs []string) []string {
 // not told apart).
 func (s *sharer) pod(p *corev1.Pod) {
 	sp := &p.Spec
-	for _, cs := range [][]corev1.Container{sp.InitContainers, sp.Containers} {
-		for i := range cs {
-			c := &cs[i]
-			c.Resources.Limits = s.resourceList(c.Resources.Limits)
-			c.Resources.Requests = s.resourceList(c.Resources.Requests)
-		}
-	}
+	s.podMu.Lock()
+	defer s.podMu.Unlock()
 	for i := range p.Status.ContainerStatuses {
 		cs := &p.Status.ContainerStatuses[i]
 		cs.AllocatedResources = s.resourceList(cs.AllocatedResources)
@@ -325,12 +421,11 @@ func (s *sharer) pod(p *corev1.Pod) {
 			r.Requests = s.resourceList(r.Requests)
 		}
 	}
-
-	s.podMu.Lock()
-	defer s.podMu.Unlock()
 	for _, cs := range [][]corev1.Container{sp.InitContainers, sp.Containers} {
 		for i := range cs {
 			c := &cs[i]
+			c.Resources.Limits = s.resourceList(c.Resources.Limits)
+			c.Resources.Requests = s.resourceList(c.Resources.Requests)
 			c.Env = shareSlice(s, tagEnv, c.Env)
 			c.EnvFrom = shareSlice(s, tagEnvFrom, c.EnvFrom)
 			c.Ports = shareSlice(s, tagPorts, c.Ports)
