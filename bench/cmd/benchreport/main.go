@@ -4,7 +4,12 @@
 // kubeloop/peer ratio.
 //
 //	benchreport -o BENCHMARKS.md -machine machine.txt -commands commands.txt \
-//	    workqueue=queue.csv cache-sync=sync.csv cache-read=read.csv e2e=e2e.csv
+//	    workqueue=queue.csv cache-sync=sync.csv cache-read=read.csv e2e=e2e.csv \
+//	    coldstart=coldstart.csv
+//
+// coldstart (BenchmarkColdStart at several sizes) becomes the scaling
+// section, with a plot written beside the report (-svg, by default
+// BENCHMARKS-scaling.svg for -o BENCHMARKS.md) and linked from it.
 //
 // Each name=file.csv may have a file.txt beside it (benchstat's text
 // output), which is included verbatim at the end.
@@ -15,6 +20,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -23,6 +29,7 @@ func main() {
 	out := flag.String("o", "BENCHMARKS.md", "output file")
 	machine := flag.String("machine", "", "file with the machine description (markdown)")
 	commands := flag.String("commands", "", "file with the commands that were run")
+	svg := flag.String("svg", "", "where to write the scaling plot (default: the report's name with -scaling.svg)")
 	flag.Parse()
 	var tables []*table
 	raws := map[string]string{}
@@ -45,10 +52,32 @@ func main() {
 			raws[name] = string(b)
 		}
 	}
-	md := render(tables, readOr(*machine), readOr(*commands), raws)
+	link := ""
+	for _, t := range tables {
+		if t.name != "coldstart" {
+			continue
+		}
+		if *svg == "" {
+			*svg = strings.TrimSuffix(*out, ".md") + "-scaling.svg"
+		}
+		if err := os.WriteFile(*svg, []byte(scalingSVG(t)), 0o644); err != nil {
+			fatalf("%v", err)
+		}
+		link = relativeTo(*out, *svg)
+	}
+	md := render(tables, readOr(*machine), readOr(*commands), raws, link)
 	if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
 		fatalf("%v", err)
 	}
+}
+
+// relativeTo is target's path from the directory of file, for a link.
+func relativeTo(file, target string) string {
+	rel, err := filepath.Rel(filepath.Dir(file), target)
+	if err != nil {
+		return target
+	}
+	return filepath.ToSlash(rel)
 }
 
 func readOr(path string) string {
@@ -93,7 +122,7 @@ func format(v float64, unit string) string {
 			return fmt.Sprintf("%.0f B", v)
 		}
 	}
-	if v == math.Trunc(v) && math.Abs(v) < 1e6 {
+	if (v == math.Trunc(v) || math.Abs(v) >= 1000) && math.Abs(v) < 1e6 {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.3g", v)
