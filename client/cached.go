@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -23,6 +24,17 @@ type cachedClient struct {
 	unstructured bool
 	writes       *writeTracker
 	kinds        sync.Map // reflect.Type -> Object: see kindOf
+	// scheme is the live client's when live is the package's own client,
+	// whose kinds of typed objects depend on their Go type alone; reads
+	// then remember, per type, what cached answers (typedKinds).
+	scheme     *runtime.Scheme
+	typedKinds sync.Map // reflect.Type -> typedKind
+}
+
+// typedKind is what cached answered for a typed Go type.
+type typedKind struct {
+	useCache bool
+	gvk      schema.GroupVersionKind
 }
 
 var _ Client = (*cachedClient)(nil)
@@ -35,6 +47,9 @@ func newCached(live Client, opts CacheOptions) (*cachedClient, error) {
 	}
 	c := &cachedClient{live: live, cache: opts.Reader, disabled: map[schema.GroupKind]bool{},
 		unstructured: opts.Unstructured, writes: newWriteTracker(opts.ReadYourOwnWritesTimeout)}
+	if lc, ok := live.(*liveClient); ok {
+		c.scheme = lc.scheme
+	}
 	for _, obj := range opts.DisableFor {
 		gvk, err := live.GroupVersionKindFor(obj)
 		if err != nil {
@@ -55,7 +70,30 @@ func (c *cachedClient) IsObjectNamespaced(obj runtime.Object) (bool, error) {
 }
 
 // cached reports whether reads of obj go to the cache, and obj's kind.
+// For a typed object whose Go type the scheme maps to one kind, the answer
+// is remembered for the type: a Get then makes one lookup instead of the
+// scheme's (reflection, two map lookups) and the disabled kinds' (hashing
+// the group and kind).
 func (c *cachedClient) cached(obj runtime.Object) (bool, schema.GroupVersionKind) {
+	if c.scheme == nil {
+		return c.resolve(obj)
+	}
+	t := reflect.TypeOf(obj)
+	if k, ok := c.typedKinds.Load(t); ok {
+		k := k.(typedKind)
+		return k.useCache, k.gvk
+	}
+	useCache, gvk := c.resolve(obj)
+	if gvk.Kind != "" && !apiutil.IsUnstructured(obj) && !apiutil.IsPartialMetadata(obj) {
+		if kinds, _, err := c.scheme.ObjectKinds(obj); err == nil && len(kinds) == 1 {
+			c.typedKinds.Store(t, typedKind{useCache: useCache, gvk: gvk})
+		}
+	}
+	return useCache, gvk
+}
+
+// resolve is cached without memory.
+func (c *cachedClient) resolve(obj runtime.Object) (bool, schema.GroupVersionKind) {
 	gvk, err := c.live.GroupVersionKindFor(obj)
 	if err != nil {
 		return false, gvk // the live client reports the error

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -100,6 +101,10 @@ type writeTracker struct {
 	entries   map[writeKey]writeEntry
 	seq       uint64
 	lastSweep time.Time
+	// n is len(entries), written under mu: a Get of a client that has no
+	// write to remember (a controller that only reads, or none in the
+	// last minute) checks it without taking mu or hashing the key.
+	n atomic.Int64
 }
 
 func newWriteTracker(timeout time.Duration) *writeTracker {
@@ -147,6 +152,7 @@ func (t *writeTracker) record(k writeKey, e writeEntry) {
 			}
 		}
 	}
+	t.n.Store(int64(len(t.entries)))
 }
 
 func (t *writeTracker) lookup(k writeKey) (writeEntry, bool) {
@@ -157,6 +163,9 @@ func (t *writeTracker) lookup(k writeKey) (writeEntry, bool) {
 }
 
 func (t *writeTracker) tracked(k writeKey) bool {
+	if t.n.Load() == 0 {
+		return false
+	}
 	_, ok := t.lookup(k)
 	return ok
 }
@@ -167,6 +176,7 @@ func (t *writeTracker) forget(k writeKey, seq uint64) {
 	defer t.mu.Unlock()
 	if e, ok := t.entries[k]; ok && e.seq == seq {
 		delete(t.entries, k)
+		t.n.Store(int64(len(t.entries)))
 	}
 }
 
