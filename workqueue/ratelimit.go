@@ -3,6 +3,7 @@ package workqueue
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -37,8 +38,12 @@ func DefaultRateLimiter[K comparable]() *MaxOfRateLimiter[K] {
 type ItemExponentialFailureRateLimiter[K comparable] struct {
 	mu       sync.Mutex
 	failures map[K]int
-	base     time.Duration
-	max      time.Duration
+	// failing is len(failures), written under mu: Forget and NumRequeues
+	// of a limiter with no failing key (the common case: each successful
+	// reconcile forgets its key) take neither mu nor the key's hash.
+	failing atomic.Int64
+	base    time.Duration
+	max     time.Duration
 }
 
 var _ RateLimiter[string] = (*ItemExponentialFailureRateLimiter[string])(nil)
@@ -54,6 +59,7 @@ func (r *ItemExponentialFailureRateLimiter[K]) When(key K) time.Duration {
 	r.mu.Lock()
 	n := r.failures[key]
 	r.failures[key] = n + 1
+	r.failing.Store(int64(len(r.failures)))
 	r.mu.Unlock()
 	d := float64(r.base) * math.Pow(2, float64(n))
 	if d > float64(r.max) || math.IsInf(d, 0) {
@@ -64,13 +70,20 @@ func (r *ItemExponentialFailureRateLimiter[K]) When(key K) time.Duration {
 
 // Forget clears the failures of key.
 func (r *ItemExponentialFailureRateLimiter[K]) Forget(key K) {
+	if r.failing.Load() == 0 {
+		return
+	}
 	r.mu.Lock()
 	delete(r.failures, key)
+	r.failing.Store(int64(len(r.failures)))
 	r.mu.Unlock()
 }
 
 // NumRequeues returns the failures of key since its last Forget.
 func (r *ItemExponentialFailureRateLimiter[K]) NumRequeues(key K) int {
+	if r.failing.Load() == 0 {
+		return 0
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.failures[key]

@@ -73,3 +73,20 @@ func TestDefaultRateLimiter(t *testing.T) {
 		assert.Equal(t, 100*time.Millisecond, rl.When("z"), "10 qps once the burst of 100 is spent")
 	})
 }
+
+func TestItemExponentialFailureRateLimiterForgetsOneKey(t *testing.T) {
+	rl := workqueue.NewItemExponentialFailureRateLimiter[string](time.Millisecond, time.Second)
+	rl.Forget("a") // nothing failed yet
+	assert.Equal(t, 0, rl.NumRequeues("a"))
+	rl.When("a")
+	rl.When("a")
+	rl.When("b")
+	rl.Forget("a")
+	assert.Equal(t, 0, rl.NumRequeues("a"))
+	assert.Equal(t, 1, rl.NumRequeues("b"), "forgetting a keeps b's failures")
+	assert.Equal(t, 2*time.Millisecond, rl.When("b"))
+	rl.Forget("b")
+	assert.Equal(t, 0, rl.NumRequeues("b"))
+	assert.Equal(t, time.Millisecond, rl.When("a"), "a starts from the base delay again")
+	assert.Equal(t, 1, rl.NumRequeues("a"))
+}
