@@ -31,7 +31,7 @@ type reconcileContext struct {
 // newReconcileContext returns the context of a reconcile of req under ctx
 // and the logger it holds: log with the request's values.
 func newReconcileContext(ctx context.Context, log logr.Logger, req reconcile.Request) (context.Context, logr.Logger) {
-	rc := &reconcileContext{Context: ctx, id: reconcileID{hi: rand.Uint64(), lo: rand.Uint64()}}
+	rc := &reconcileContext{Context: ctx}
 	rc.logger = log
 	if parent := log.GetSink(); parent != nil { // not logr.Discard()
 		rc.sink = requestSink{parent: parent, namespace: req.Namespace, name: req.Name, id: &rc.id}
@@ -83,14 +83,13 @@ func probeLogrKey() any {
 	return p.key
 }
 
-// reconcileID is the ID of a reconcile: random bits, formatted as a UUID
-// (version 4 layout) the first time it is asked for. It need not be
+// reconcileID is the ID of a reconcile: random bits drawn and formatted as
+// a UUID (version 4 layout) the first time it is asked for. It need not be
 // cryptographically random, only unique enough to tell reconciles apart in
 // logs, so it comes from the cheap runtime generator.
 type reconcileID struct {
-	hi, lo uint64
-	once   sync.Once
-	boxed  any // types.UID
+	once  sync.Once
+	boxed any // types.UID
 }
 
 // fixedReconcileID returns an ID whose value is id, for tests.
@@ -102,7 +101,7 @@ func fixedReconcileID(id string) *reconcileID {
 
 // value returns the ID as a types.UID in an interface, boxed once.
 func (r *reconcileID) value() any {
-	r.once.Do(func() { r.boxed = formatReconcileID(r.hi, r.lo) })
+	r.once.Do(func() { r.boxed = formatReconcileID(rand.Uint64(), rand.Uint64()) })
 	return r.boxed
 }
 
