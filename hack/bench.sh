@@ -2,7 +2,7 @@
 # bench.sh runs the side-by-side benchmarks of bench/ (kubeloop against
 # client-go v0.37.2 and controller-runtime v0.25.2) and writes BENCHMARKS.md.
 #
-#   hack/bench.sh                 # the full suite (~25 minutes on 2 cores)
+#   hack/bench.sh                 # the full suite (~22 minutes on 2 cores)
 #   BENCH_COUNT=3 hack/bench.sh   # fewer runs per figure
 #   BENCH_QUICK=1 hack/bench.sh   # small object counts, to try the pipeline
 #   BENCH_REPORT=/tmp/b.md hack/bench.sh   # write the report elsewhere
