@@ -39,7 +39,7 @@ type Interner struct {
 // New returns an empty Interner.
 func New() *Interner {
 	in := &Interner{m: make(map[string]string, 256)}
-	in.share.init()
+	in.share.init(func(m map[string]string) map[string]string { return in.stringMap(m, true) })
 	return in
 }
 
@@ -179,7 +179,6 @@ func (in *Interner) Pod(p *corev1.Pod, share bool) {
 	if share {
 		// After interning: sharing writes only p's own fields, and nothing
 		// writes into what it shares.
-		sp.NodeSelector = in.metaMap(sp.NodeSelector, nil, true, true)
 		in.share.pod(p)
 	}
 }

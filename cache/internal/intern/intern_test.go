@@ -1,6 +1,7 @@
 package intern
 
 import (
+	"hash/maphash"
 	"fmt"
 	"reflect"
 	"runtime"
@@ -17,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -38,7 +40,7 @@ func replica(app string, i int) *corev1.Pod {
 			Labels:      map[string]string{"app.kubernetes.io/name": app, "pod-template-hash": "5d8f"},
 			Annotations: map[string]string{"kubectl.kubernetes.io/restartedAt": "2026-01-02T03:04:05Z"},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: app + "-5d8f",
-				UID: "rs-uid-1", Controller: &yes}},
+				UID: types.UID("rs-uid-" + app), Controller: &yes}},
 		},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{
@@ -206,6 +208,8 @@ func TestTablesAreBounded(t *testing.T) {
 	}
 	assert.LessOrEqual(t, in.share.enc.len(), 2*genSize)
 	assert.LessOrEqual(t, in.share.res.len(), 2*genSize)
+	assert.LessOrEqual(t, in.share.templates.len(), 2*genSize)
+	assert.Greater(t, in.share.templates.len(), genSize, "the templates did fill")
 }
 
 func maps2(m map[string]string) map[string]string {
@@ -232,19 +236,141 @@ func TestHashCollisionsShareNothing(t *testing.T) {
 	// The same for values shared by encoding.
 	tol := []corev1.Toleration{{Key: "a", Operator: corev1.TolerationOpExists}}
 	s.podMu.Lock()
-	defer s.podMu.Unlock()
 	s.buf = append(s.buf[:0], tagTolerations)
 	require.True(t, s.appendEncoding(&tol[0]))
-	s.enc.put(hashBytes(s, s.buf), encoded{key: "not this one", v: []corev1.Toleration{{Key: "b"}}})
-	got2 := shareSlice(s, tagTolerations, tol)
-	assert.Same(t, &tol[0], slicePtr(got2))
-
+	sg := seg{end: len(s.buf), ok: true}
+	h = hashBytes(s, s.buf)
+	s.enc.put(h, encoded{key: "not this one", v: []corev1.Toleration{{Key: "b"}}})
+	assert.Same(t, &tol[0], slicePtr(shareSeg(s, sg, tol)))
 	// And a value of another type under an equal key is not taken.
-	s.buf = append(s.buf[:0], tagTolerations)
-	require.True(t, s.appendEncoding(&tol[0]))
-	s.enc.cur[hashBytes(s, s.buf)] = encoded{key: string(s.buf), v: "a string"}
-	got3 := shareSlice(s, tagTolerations, tol)
-	assert.Same(t, &tol[0], slicePtr(got3))
+	s.enc.cur[h] = encoded{key: string(s.buf), v: "a string"}
+	assert.Same(t, &tol[0], slicePtr(shareSeg(s, sg, tol)))
+	s.podMu.Unlock()
+}
+
+// TestTemplateChecksEverySlot makes Pods of one controller that differ in
+// one slot each and finds each with its own value there, the template's
+// elsewhere.
+func TestTemplateChecksEverySlot(t *testing.T) {
+	in := New()
+	mk := func(cpu string) *corev1.Pod {
+		p := replica("web", 1)
+		p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse(cpu)
+		return p
+	}
+	// 1n and 2n have the same milli-value, which is what resource lists
+	// are hashed by.
+	a, b := decoded(t, mk("1n")), decoded(t, mk("2n"))
+	transform(in, a, true)
+	transform(in, b, true)
+	assert.Equal(t, mk("1n"), a)
+	assert.Equal(t, mk("2n"), b)
+	assert.NotEqual(t, mapPtr(a.Spec.Containers[0].Resources.Requests), mapPtr(b.Spec.Containers[0].Resources.Requests))
+	assert.Same(t, slicePtr(a.Spec.Containers[0].Env), slicePtr(b.Spec.Containers[0].Env), "the other slots are the template's")
+	assert.Equal(t, 1, in.share.templates.len())
+
+	// A slot that differs from the template is still shared with an
+	// equal one of another workload.
+	c := replica("web", 2)
+	c.Spec.Tolerations = c.Spec.Tolerations[:1]
+	d := replica("db", 1)
+	d.Spec.Tolerations = d.Spec.Tolerations[:1]
+	dc, dd := decoded(t, c), decoded(t, d)
+	transform(in, dd, true) // db's template
+	transform(in, dc, true) // web's template, but not its tolerations
+	assert.Equal(t, c, dc)
+	assert.Same(t, slicePtr(dd.Spec.Tolerations), slicePtr(dc.Spec.Tolerations))
+	assert.NotSame(t, slicePtr(a.Spec.Tolerations), slicePtr(dc.Spec.Tolerations))
+	assert.Same(t, a.Spec.Affinity, dc.Spec.Affinity)
+
+	// A pointer slot that differs keeps its own value.
+	g := replica("web", 5)
+	g.Spec.Containers[0].LivenessProbe.PeriodSeconds = 30
+	dg := decoded(t, g)
+	transform(in, dg, true)
+	assert.Equal(t, g, dg)
+	assert.NotSame(t, a.Spec.Containers[0].LivenessProbe, dg.Spec.Containers[0].LivenessProbe)
+	assert.Same(t, a.Spec.Containers[0].ReadinessProbe, dg.Spec.Containers[0].ReadinessProbe)
+
+	// Another layout (a second container) is not matched with the template.
+	e := replica("web", 3)
+	e.Spec.Containers = append(e.Spec.Containers, e.Spec.Containers[0])
+	e.Spec.Containers[1].Name = "sidecar"
+	e.Spec.Containers[1].Args = []string{"--sidecar"}
+	de := decoded(t, e)
+	transform(in, de, true)
+	assert.Equal(t, e, de)
+	assert.Same(t, slicePtr(a.Spec.Containers[0].Env), slicePtr(de.Spec.Containers[1].Env))
+
+	// A Pod without an owner is shared slot by slot and leaves no template.
+	f := replica("web", 4)
+	f.OwnerReferences = nil
+	df := decoded(t, f)
+	n := in.share.templates.len()
+	transform(in, df, true)
+	assert.Equal(t, f, df)
+	assert.Same(t, a.Spec.Containers[0].LivenessProbe, df.Spec.Containers[0].LivenessProbe)
+	assert.Equal(t, n, in.share.templates.len())
+}
+
+// TestTemplateOfAnotherOwnerIsNotTaken puts web's template where db's
+// would be found and finds db's Pod with its own values.
+func TestTemplateOfAnotherOwnerIsNotTaken(t *testing.T) {
+	in := New()
+	webPod := decoded(t, replica("web", 1))
+	transform(in, webPod, true)
+	require.Equal(t, 1, in.share.templates.len())
+	var web *template
+	for _, tp := range in.share.templates.cur {
+		web = tp
+	}
+	in.share.templates.put(maphash.String(in.share.seed, "rs-uid-db"), web)
+	db := decoded(t, replica("db", 1))
+	transform(in, db, true)
+	assert.Equal(t, replica("db", 1), db)
+	assert.NotSame(t, webPod.Spec.Affinity, db.Spec.Affinity)
+}
+
+func TestEquality(t *testing.T) {
+	var e equality
+	yes, no := true, false
+	base := func() *corev1.Container { return &decoded(t, replica("web", 1)).Spec.Containers[0] }
+	a := base()
+	assert.True(t, equalValues(&e, a, base()), "decoded twice")
+	for name, change := range map[string]func(c *corev1.Container){
+		"a string":                 func(c *corev1.Container) { c.Name = "other" },
+		"a nested pointer's value": func(c *corev1.Container) { c.SecurityContext.RunAsNonRoot = &no },
+		"a nil pointer":            func(c *corev1.Container) { c.SecurityContext.RunAsNonRoot = nil },
+		"a new pointer":            func(c *corev1.Container) { c.SecurityContext.Privileged = &yes },
+		"a list element":           func(c *corev1.Container) { c.Env[1].ValueFrom.FieldRef.FieldPath = "spec.nodeName" },
+		"a list's length":          func(c *corev1.Container) { c.Args = c.Args[:1] },
+		"nil and empty":            func(c *corev1.Container) { c.Command = []string{} },
+		"an int32":                 func(c *corev1.Container) { c.Ports[0].ContainerPort = 9090 },
+		"a bool":                   func(c *corev1.Container) { c.Stdin = true },
+		"an IntOrString":           func(c *corev1.Container) { c.LivenessProbe.HTTPGet.Port = intstr.FromInt32(80) },
+		"a quantity":               func(c *corev1.Container) { c.Resources.Limits[corev1.ResourceMemory] = resource.MustParse("1Gi") },
+		"a resource name":          func(c *corev1.Container) { c.Resources.Requests = corev1.ResourceList{"x": resource.MustParse("1")} },
+		"a capability":             func(c *corev1.Container) { c.SecurityContext.Capabilities.Drop[0] = "NET_RAW" },
+	} {
+		b := base()
+		change(b)
+		assert.False(t, equalValues(&e, a, b), name)
+	}
+	b := base()
+	b.Resources.Requests[corev1.ResourceCPU] = resource.MustParse("0.1")
+	assert.True(t, equalValues(&e, a, b), "100m and 0.1 are one quantity")
+
+	now := metav1.Now()
+	later := metav1.NewTime(now.Add(time.Second))
+	c1 := corev1.PodCondition{Type: "Ready", LastTransitionTime: now}
+	c2 := corev1.PodCondition{Type: "Ready", LastTransitionTime: metav1.NewTime(now.Time)}
+	c3 := corev1.PodCondition{Type: "Ready", LastTransitionTime: later}
+	assert.True(t, equalValues(&e, &c1, &c2))
+	assert.False(t, equalValues(&e, &c1, &c3))
+	m1 := &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}}
+	m2 := &metav1.LabelSelector{MatchLabels: map[string]string{"a": "c"}}
+	assert.False(t, equalValues(&e, m1, m2))
+	assert.True(t, equalValues(&e, m1, &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}}))
 }
 
 func TestResourceListsShareEqualQuantities(t *testing.T) {
@@ -335,7 +461,7 @@ func TestWithoutSharePodsAreOwn(t *testing.T) {
 	assert.NotSame(t, slicePtr(a.Spec.Tolerations), slicePtr(b.Spec.Tolerations))
 	assert.NotEqual(t, mapPtr(a.Labels), mapPtr(b.Labels))
 	assert.Same(t, unsafe.StringData(a.Spec.Containers[0].Image), unsafe.StringData(b.Spec.Containers[0].Image), "strings are still interned")
-	assert.Zero(t, in.share.enc.len()+in.share.res.len()+in.share.maps.len())
+	assert.Zero(t, in.share.enc.len()+in.share.res.len()+in.share.maps.len()+in.share.templates.len())
 }
 
 // TestDeepCopiesAreIndependent modifies a deep copy of one replica, as a

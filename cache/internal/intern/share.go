@@ -1,7 +1,6 @@
 package intern
 
 import (
-	"encoding/binary"
 	"hash/maphash"
 	"maps"
 	"math/bits"
@@ -28,6 +27,7 @@ const (
 // caller verifies that what it found equals what it has.
 type table[V any] struct {
 	cur, old map[uint64]V
+	gen      int // entries per generation; 0 means genSize
 }
 
 func (t *table[V]) get(h uint64) (V, bool) {
@@ -43,7 +43,11 @@ func (t *table[V]) get(h uint64) (V, bool) {
 }
 
 func (t *table[V]) put(h uint64, v V) {
-	if len(t.cur) >= genSize {
+	gen := t.gen
+	if gen == 0 {
+		gen = genSize
+	}
+	if len(t.cur) >= gen {
 		t.old, t.cur = t.cur, nil
 	}
 	if t.cur == nil {
@@ -65,10 +69,17 @@ type sharer struct {
 	mu   sync.Mutex // guards maps
 	maps table[map[string]string]
 
-	podMu sync.Mutex // guards res, enc and buf, held for all of one Pod
-	res   table[corev1.ResourceList]
-	enc   table[encoded]
-	buf   []byte
+	podMu     sync.Mutex // guards res, enc, templates, buf, walk and eq, held for all of one Pod
+	res       table[corev1.ResourceList]
+	enc       table[encoded]
+	templates table[*template]
+	buf       []byte
+	walk      podWalk
+	eq        equality
+
+	// intern returns a copy of a string map with its keys and values
+	// interned.
+	intern func(map[string]string) map[string]string
 
 	// knownHashes are the hashes of knownResources' names.
 	knownHashes [len(knownResources)]uint64
@@ -87,12 +98,15 @@ type encoded struct {
 	v   any
 }
 
-func (s *sharer) init() {
+func (s *sharer) init(intern func(map[string]string) map[string]string) {
 	s.seed = maphash.MakeSeed()
+	s.intern = intern
 	for i, name := range knownResources {
 		s.knownHashes[i] = maphash.String(s.seed, string(name))
 	}
 }
+
+func hashOf(seed maphash.Seed, b []byte) uint64 { return maphash.Bytes(seed, b) }
 
 // mix folds the hashes of a key and its value into one entry's hash;
 // entries are summed, so the order of a map's iteration does not matter.
@@ -183,48 +197,58 @@ func (s *sharer) resourceList(l corev1.ResourceList) corev1.ResourceList {
 	if len(l) == 0 {
 		return l
 	}
-	// A list of known names only is hashed by looking them up; else by
-	// ranging over it. Both hash an entry alike.
-	h := uint64(len(l))
-	var known [len(knownResources)]bool
-	n := 0
-	for i, name := range knownResources {
-		if q, ok := l[name]; ok {
-			h += mix(s.knownHashes[i], quantityHash(q))
-			known[i] = true
-			n++
-		}
-	}
-	byRange := n != len(l)
-	if byRange {
-		h = uint64(len(l))
-		for name, q := range l {
-			h += mix(maphash.String(s.seed, string(name)), quantityHash(q))
-		}
-	}
+	h := s.hashResources(l)
 	c, found := s.res.get(h)
 	if !found {
 		s.res.put(h, l)
 		return l
 	}
-	if len(c) != len(l) {
-		return l
+	if equalResourceList(c, l) {
+		return c
 	}
-	if byRange {
-		if equalResources(c, l) {
-			return c
-		}
-		return l
-	}
+	return l
+}
+
+// hashResources returns the hash of l's names and quantities. A list of
+// known names only is hashed by looking them up, else by ranging over it;
+// both hash an entry alike.
+func (s *sharer) hashResources(l corev1.ResourceList) uint64 {
+	h := uint64(len(l))
+	n := 0
 	for i, name := range knownResources {
-		if known[i] {
-			qc, ok := c[name]
-			if !ok || !equalQuantity(qc, l[name]) {
-				return l
-			}
+		if q, ok := l[name]; ok {
+			h += mix(s.knownHashes[i], quantityHash(q))
+			n++
 		}
 	}
-	return c
+	if n == len(l) {
+		return h
+	}
+	h = uint64(len(l))
+	for name, q := range l {
+		h += mix(maphash.String(s.seed, string(name)), quantityHash(q))
+	}
+	return h
+}
+
+// equalResourceList reports whether c and l hold the same names with
+// quantities of equal value and format: by looking up the known names if l
+// has no others.
+func equalResourceList(c, l corev1.ResourceList) bool {
+	if len(c) != len(l) {
+		return false
+	}
+	n := 0
+	for _, name := range knownResources {
+		if q, ok := l[name]; ok {
+			qc, ok := c[name]
+			if !ok || !equalQuantity(qc, q) {
+				return false
+			}
+			n++
+		}
+	}
+	return n == len(l) || equalResources(c, l)
 }
 
 // quantityHash hashes q's value and format. MilliValue works on the copy:
@@ -252,204 +276,4 @@ func equalResources(a, b corev1.ResourceList) bool {
 		}
 	}
 	return true
-}
-
-// marshaler is a k8s.io/api type's generated protobuf encoding.
-type marshaler interface {
-	Size() int
-	MarshalToSizedBuffer([]byte) (int, error)
-}
-
-// Tags of the types shared by encoding, the first byte of every key.
-const (
-	tagProbe byte = iota + 1
-	tagSecurityContext
-	tagLifecycle
-	tagEnv
-	tagEnvFrom
-	tagPorts
-	tagArgs
-	tagCommand
-	tagProjected
-	tagConfigMapVolume
-	tagSecretVolume
-	tagDownwardAPIVolume
-	tagTolerations
-	tagAffinity
-	tagPodSecurityContext
-	tagDNSConfig
-	tagTopologySpread
-	tagImagePullSecrets
-	tagReadinessGates
-)
-
-// appendEncoding appends m's encoding, preceded by its length, to s.buf;
-// false when it would not fit in maxShareBytes or does not encode. The
-// caller holds s.podMu.
-func (s *sharer) appendEncoding(m marshaler) bool {
-	n := m.Size()
-	if len(s.buf)+binary.MaxVarintLen64+n > maxShareBytes {
-		return false
-	}
-	s.buf = binary.AppendUvarint(s.buf, uint64(n))
-	at := len(s.buf)
-	s.buf = append(s.buf, make([]byte, n)...)
-	w, err := m.MarshalToSizedBuffer(s.buf[at:])
-	return err == nil && w == n
-}
-
-// find returns the shared value whose key is in s.buf, and whether there
-// is one. Without one, remember(h, v) makes v the shared value. The caller
-// holds s.podMu.
-func (s *sharer) find() (v any, found bool, h uint64) {
-	h = hashBytes(s, s.buf)
-	if e, ok := s.enc.get(h); ok {
-		if e.key == string(s.buf) {
-			return e.v, true, h
-		}
-		return nil, true, h // a collision: share neither
-	}
-	return nil, false, h
-}
-
-// remember records v as the shared value of the key in s.buf, hashed h.
-func (s *sharer) remember(h uint64, v any) {
-	s.enc.put(h, encoded{key: string(s.buf), v: v})
-}
-
-func hashBytes(s *sharer, b []byte) uint64 { return maphash.Bytes(s.seed, b) }
-
-// sharePtr returns the shared *T that encodes as p does, p if none.
-func sharePtr[T any, P interface {
-	*T
-	marshaler
-}](s *sharer, tag byte, p P) P {
-	if p == nil {
-		return nil
-	}
-	s.buf = append(s.buf[:0], tag)
-	if !s.appendEncoding(p) {
-		return p
-	}
-	c, found, h := s.find()
-	if !found {
-		s.remember(h, p)
-		return p
-	}
-	if c, ok := c.(P); ok {
-		return c
-	}
-	return p
-}
-
-// shareSlice returns the shared slice whose elements encode as xs's do,
-// xs if none. A shared slice's capacity is its length, so an append to it
-// copies.
-func shareSlice[T any, P interface {
-	*T
-	marshaler
-}](s *sharer, tag byte, xs []T) []T {
-	if len(xs) == 0 {
-		return xs
-	}
-	s.buf = append(s.buf[:0], tag)
-	for i := range xs {
-		if !s.appendEncoding(P(&xs[i])) {
-			return xs
-		}
-	}
-	c, found, h := s.find()
-	if !found {
-		xs = xs[:len(xs):len(xs)]
-		s.remember(h, xs)
-		return xs
-	}
-	if c, ok := c.([]T); ok {
-		return c
-	}
-	return xs
-}
-
-// shareStrings is shareSlice for a list of strings (args, command).
-func (s *sharer) shareStrings(tag byte, xs []string) []string {
-	if len(xs) == 0 {
-		return xs
-	}
-	s.buf = append(s.buf[:0], tag)
-	for _, x := range xs {
-		if len(s.buf)+binary.MaxVarintLen64+len(x) > maxShareBytes {
-			return xs
-		}
-		s.buf = binary.AppendUvarint(s.buf, uint64(len(x)))
-		s.buf = append(s.buf, x...)
-	}
-	c, found, h := s.find()
-	if !found {
-		xs = xs[:len(xs):len(xs)]
-		s.remember(h, xs)
-		return xs
-	}
-	if c, ok := c.([]string); ok {
-		return c
-	}
-	return xs
-}
-
-// pod replaces the sub-structures of p that the replicas of a workload
-// repeat by shared ones: per container its resources, environment, ports,
-// arguments, probes, security context and lifecycle; the sources of its
-// projected, ConfigMap, Secret and downward API volumes (not the volumes,
-// whose names often differ per Pod: kube-api-access-<random>); and its
-// tolerations, affinity, security context, DNS config, spread
-// constraints, pull secrets, readiness gates and node selector. It writes
-// only to p's own fields, never into a shared value. Volume mounts and the
-// status are left alone: they usually differ per Pod.
-//
-// Equality is that of the protobuf encoding, the form the API server
-// serves built-in kinds in: two values that encode the same are the same
-// object to the API (an empty list decoded from JSON and an absent one are
-// not told apart).
-func (s *sharer) pod(p *corev1.Pod) {
-	sp := &p.Spec
-	s.podMu.Lock()
-	defer s.podMu.Unlock()
-	for i := range p.Status.ContainerStatuses {
-		cs := &p.Status.ContainerStatuses[i]
-		cs.AllocatedResources = s.resourceList(cs.AllocatedResources)
-		if r := cs.Resources; r != nil {
-			r.Limits = s.resourceList(r.Limits)
-			r.Requests = s.resourceList(r.Requests)
-		}
-	}
-	for _, cs := range [][]corev1.Container{sp.InitContainers, sp.Containers} {
-		for i := range cs {
-			c := &cs[i]
-			c.Resources.Limits = s.resourceList(c.Resources.Limits)
-			c.Resources.Requests = s.resourceList(c.Resources.Requests)
-			c.Env = shareSlice(s, tagEnv, c.Env)
-			c.EnvFrom = shareSlice(s, tagEnvFrom, c.EnvFrom)
-			c.Ports = shareSlice(s, tagPorts, c.Ports)
-			c.Args = s.shareStrings(tagArgs, c.Args)
-			c.Command = s.shareStrings(tagCommand, c.Command)
-			c.LivenessProbe = sharePtr(s, tagProbe, c.LivenessProbe)
-			c.ReadinessProbe = sharePtr(s, tagProbe, c.ReadinessProbe)
-			c.StartupProbe = sharePtr(s, tagProbe, c.StartupProbe)
-			c.SecurityContext = sharePtr(s, tagSecurityContext, c.SecurityContext)
-			c.Lifecycle = sharePtr(s, tagLifecycle, c.Lifecycle)
-		}
-	}
-	for i := range sp.Volumes {
-		v := &sp.Volumes[i].VolumeSource
-		v.Projected = sharePtr(s, tagProjected, v.Projected)
-		v.ConfigMap = sharePtr(s, tagConfigMapVolume, v.ConfigMap)
-		v.Secret = sharePtr(s, tagSecretVolume, v.Secret)
-		v.DownwardAPI = sharePtr(s, tagDownwardAPIVolume, v.DownwardAPI)
-	}
-	sp.Tolerations = shareSlice(s, tagTolerations, sp.Tolerations)
-	sp.Affinity = sharePtr(s, tagAffinity, sp.Affinity)
-	sp.SecurityContext = sharePtr(s, tagPodSecurityContext, sp.SecurityContext)
-	sp.DNSConfig = sharePtr(s, tagDNSConfig, sp.DNSConfig)
-	sp.TopologySpreadConstraints = shareSlice(s, tagTopologySpread, sp.TopologySpreadConstraints)
-	sp.ImagePullSecrets = shareSlice(s, tagImagePullSecrets, sp.ImagePullSecrets)
-	sp.ReadinessGates = shareSlice(s, tagReadinessGates, sp.ReadinessGates)
 }
