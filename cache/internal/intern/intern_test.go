@@ -1,8 +1,8 @@
 package intern
 
 import (
-	"hash/maphash"
 	"fmt"
+	"hash/maphash"
 	"reflect"
 	"runtime"
 	"strconv"
