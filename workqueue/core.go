@@ -189,6 +189,21 @@ func (q *Queue[K]) release(id int32) {
 	q.free = id
 }
 
+// shrinkAbove is the number of key slots above which a queue that has
+// just become empty lets go of its index and slab.
+const shrinkAbove = 4096
+
+// shrink replaces the index and the slab of a queue holding no key (none
+// pending, waiting or in flight) by empty ones. A Go map never shrinks: the
+// index of a queue that once held a large initial list (100k keys) spreads
+// the few keys of the steady state over megabytes, and each Add and Done
+// pays cache misses to find them.
+func (q *Queue[K]) shrink() {
+	q.index = make(map[K]int32)
+	q.entries = nil
+	q.free = none
+}
+
 // addDepth moves the count of ready and dirty keys by delta (±1).
 func (q *Queue[K]) addDepth(delta int) {
 	if m := q.metrics; m != nil {

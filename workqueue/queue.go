@@ -288,6 +288,9 @@ func (q *Queue[K]) Done(key K) {
 	}
 	if q.entries[id].flags == 0 {
 		q.release(id)
+		if len(q.index) == 0 && len(q.entries) > shrinkAbove {
+			q.shrink()
+		}
 	}
 	var final func()
 	if q.shutdown {
