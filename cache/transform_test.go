@@ -111,3 +111,63 @@ func TestTransformReusesUnchangedMaps(t *testing.T) {
 		})
 	}
 }
+
+// TestTransformSharesEqualMaps stores objects whose labels and annotations
+// are equal with one map each, keeps different ones apart, and shares
+// nothing between objects when a user transform runs (it may modify them).
+// A deep copy's maps are its own.
+func TestTransformSharesEqualMaps(t *testing.T) {
+	mk := func(name, team string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name,
+			Labels: map[string]string{"team": team, "app": "web"}, Annotations: map[string]string{"owner": team}}}
+	}
+	mapPtr := func(m map[string]string) uintptr { return reflect.ValueOf(m).Pointer() }
+	for _, withUser := range []bool{false, true} {
+		t.Run(fmt.Sprint("user transform ", withUser), func(t *testing.T) {
+			var opts Options
+			if withUser {
+				opts.DefaultTransform = func(obj any) (any, error) {
+					obj.(*corev1.ConfigMap).Labels["seen"] = "yes" // in place, as a user transform may
+					return obj, nil
+				}
+			}
+			c, src := newFakeCache(t, opts)
+			s := src.source(cmGVK)
+			s.Add(mk("a", "x"))
+			s.Add(mk("b", "x"))
+			s.Add(mk("c", "y"))
+			ctx := context.Background()
+			var list corev1.ConfigMapList
+			require.Eventually(t, func() bool {
+				return c.List(ctx, &list, client.UnsafeDisableDeepCopy) == nil && len(list.Items) == 3
+			}, waitFor, tick)
+			byName := map[string]*corev1.ConfigMap{}
+			for i := range list.Items {
+				byName[list.Items[i].Name] = &list.Items[i]
+			}
+			a, b, cc := byName["a"], byName["b"], byName["c"]
+			want := map[string]string{"team": "x", "app": "web"}
+			if withUser {
+				want["seen"] = "yes"
+			}
+			assert.Equal(t, want, a.Labels)
+			assert.Equal(t, want, b.Labels, "a user transform's change is on every object, once")
+			assert.Equal(t, !withUser, mapPtr(a.Labels) == mapPtr(b.Labels), "equal labels shared")
+			assert.Equal(t, !withUser, mapPtr(a.Annotations) == mapPtr(b.Annotations), "equal annotations shared")
+			assert.NotEqual(t, mapPtr(a.Labels), mapPtr(cc.Labels), "different labels apart")
+			assert.Equal(t, "y", cc.Labels["team"])
+
+			// A Get's deep copy can be modified without touching the cache.
+			var got corev1.ConfigMap
+			require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "a"}, &got))
+			got.Labels["team"] = "changed"
+			got.Annotations["owner"] = "changed"
+			for _, name := range []string{"a", "b"} {
+				var cm corev1.ConfigMap
+				require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: name}, &cm))
+				assert.Equal(t, "x", cm.Labels["team"], name)
+				assert.Equal(t, "x", cm.Annotations["owner"], name)
+			}
+		})
+	}
+}
