@@ -82,7 +82,7 @@ func newEntry(key kindKey, mapping *meta.RESTMapping, kc kindConfig, f listWatch
 	prober := listwatch.ProberOf(f)
 	for _, ns := range namespaces {
 		lw, err := f.ListWatch(listwatch.Request{GVK: key.gvk, Shape: key.shape, Mapping: mapping, Namespace: ns,
-			Label: kc.label, Field: kc.field, Strip: !kc.keepManagedFields})
+			Label: kc.label, Field: kc.field, Strip: !kc.keepManagedFields, Share: kc.transform == nil})
 		if err != nil {
 			return nil, fmt.Errorf("cache: list-watch of %s: %w", kinds.String(key.gvk), err)
 		}

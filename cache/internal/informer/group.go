@@ -57,9 +57,18 @@ func (g *Group) Add(ns string, lw toolscache.ListerWatcher, example runtime.Obje
 	n.Health = health.New(log)
 	o.Description = g.description
 	o.OnWatchErr = func(ctx context.Context, _ *toolscache.Reflector, err error) { n.Health.ReflectorFailed(ctx, err) }
+	if sh, ok := lw.(storeSharer); ok {
+		o.shareStore = sh.ShareStore
+	}
 	n.Informer = New(health.Track(lw, n.Health, streaming), example, o)
 	g.all = append(g.all, n)
 	g.byNS[ns] = n
+}
+
+// storeSharer is a list-watch whose watch decoder shares the maps of the
+// objects its informer stores (listwatch.Request.Share).
+type storeSharer interface {
+	ShareStore(lookup func(namespace, name string) (any, bool)) (unregister func())
 }
 
 // All returns the informers, in the order added.

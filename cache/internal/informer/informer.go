@@ -57,6 +57,10 @@ type Options struct {
 	OnWatchErr  toolscache.WatchErrorHandlerWithContext
 	Backoff     backoff.Policy  // the zero value is the default
 	Prober      *backoff.Prober // releases the waits after failures early; nil: none
+
+	// shareStore, if set, lets the list-watch's decoder read the store
+	// while the informer runs (see storeSharer).
+	shareStore func(lookup func(namespace, name string) (any, bool)) (unregister func())
 }
 
 // reflectorDelay is the Reflector's own wait before it retries a watch
@@ -89,6 +93,9 @@ func (s *Informer) RunWithContext(ctx context.Context) {
 	s.feed.mu.Unlock()
 	defer s.stopped.Store(true)
 	defer s.feed.Close()
+	if s.opts.shareStore != nil {
+		defer s.opts.shareStore(s.feed.store.Get)()
+	}
 	logger := klog.FromContext(ctx)
 	r := toolscache.NewReflectorWithOptions(s.lw, s.example, s.feed, toolscache.ReflectorOptions{
 		Logger:          &logger,

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -362,3 +363,61 @@ type fakeSource struct {
 }
 
 func (f *fakeSource) IsWatchListSemanticsUnSupported() bool { return true }
+
+// sharingSource is a fakeSource whose decoder would share its informer's
+// store: it records the lookup it is given and whether it is registered.
+type sharingSource struct {
+	*fakeSource
+	mu         sync.Mutex
+	lookup     func(namespace, name string) (any, bool)
+	registered bool
+}
+
+func (s *sharingSource) ShareStore(lookup func(namespace, name string) (any, bool)) func() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lookup, s.registered = lookup, true
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.registered = false
+	}
+}
+
+func (s *sharingSource) state() (func(string, string) (any, bool), bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lookup, s.registered
+}
+
+// TestGroupSharesTheStoreWhileRunning registers a running informer's
+// store with a list-watch that asks for it, and unregisters it when the
+// informer stops.
+func TestGroupSharesTheStoreWhileRunning(t *testing.T) {
+	src := &sharingSource{fakeSource: &fakeSource{FakeControllerSource: fcache.NewFakeControllerSource()}}
+	t.Cleanup(src.Shutdown)
+	cm := cmNamed("cm-0")
+	cm.Namespace = "ns"
+	src.Add(cm)
+	g := NewGroup("v1 ConfigMap", logr.Discard())
+	g.Add("", src, &corev1.ConfigMap{}, Options{}, false)
+	_, registered := src.state()
+	assert.False(t, registered, "not before the informer runs")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	g.Start(ctx, &wg)
+	require.Eventually(t, g.All()[0].Informer.HasSynced, time.Minute, time.Millisecond)
+	lookup, registered := src.state()
+	require.True(t, registered)
+	got, ok := lookup("ns", "cm-0")
+	require.True(t, ok, "the lookup reads the informer's store")
+	assert.Equal(t, "cm-0", got.(*corev1.ConfigMap).Name)
+	_, ok = lookup("ns", "missing")
+	assert.False(t, ok)
+
+	cancel()
+	wg.Wait()
+	_, registered = src.state()
+	assert.False(t, registered, "unregistered once the informer stopped")
+}

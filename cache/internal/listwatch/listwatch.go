@@ -84,6 +84,27 @@ type Request struct {
 	Label     labels.Selector // server-side; nil for none
 	Field     fields.Selector // server-side; nil for none
 	Strip     bool            // skip metadata.managedFields while decoding
+	// Share lets a decoded watch event take the label and annotation maps
+	// of the object's stored version when they are equal (wire.Stored):
+	// only without a user transform, which may modify objects in place.
+	// The list-watch then has a ShareStore method, which the informer
+	// calls with its store.
+	Share bool
+}
+
+// sharingLW is a typed list-watch whose watch events share the maps of
+// the objects its informer stores.
+type sharingLW struct {
+	*toolscache.ListWatch
+	stored    *wire.Stored
+	gvk       schema.GroupVersionKind
+	namespace string
+}
+
+// ShareStore registers the informer's store, found by lookup, until
+// unregister is called.
+func (s *sharingLW) ShareStore(lookup func(namespace, name string) (any, bool)) (unregister func()) {
+	return s.stored.Register(s.gvk, s.namespace, lookup)
 }
 
 // Example returns an object of the type the list-watch of gvk in shape
@@ -132,7 +153,7 @@ type Factory struct {
 
 	mu       sync.Mutex
 	tracked  *http.Client // httpClient through answerTracker
-	typed    map[typedClientKey]rest.Interface
+	typed    map[typedClientKey]typedClient
 	dynamic  dynamic.Interface
 	metadata metadata.Interface
 	prober   *backoff.Prober
@@ -198,7 +219,7 @@ func (f *Factory) ListWatch(r Request) (toolscache.ListerWatcher, error) {
 		ri := mc.Resource(gvr).Namespace(ns)
 		return filteredListWatch(r, ri.List, ri.Watch), nil
 	}
-	rc, err := f.typedClient(r.GVK, r.Strip)
+	rc, stored, err := f.typedClient(r.GVK, r.Strip, r.Share)
 	if err != nil {
 		return nil, err
 	}
@@ -237,41 +258,58 @@ func (f *Factory) ListWatch(r Request) (toolscache.ListerWatcher, error) {
 		return rc.Get().NamespaceIfScoped(ns, ns != "").Resource(gvr.Resource).
 			VersionedParams(&opts, metav1.ParameterCodec).Watch(ctx)
 	}
-	return filteredListWatch(r, list, watchFn), nil
+	lw := filteredListWatch(r, list, watchFn)
+	if stored != nil {
+		return &sharingLW{ListWatch: lw, stored: stored, gvk: r.GVK, namespace: ns}, nil
+	}
+	return lw, nil
 }
 
 // typedClient returns the REST client of gvk's group-version. Its watches
 // decode protobuf in place (wire.NewWatchSerializer), skipping managedFields when
-// strip is set.
-func (f *Factory) typedClient(gvk schema.GroupVersionKind, strip bool) (rest.Interface, error) {
+// strip is set and, with share, sharing the maps of the stores registered
+// in the returned wire.Stored.
+func (f *Factory) typedClient(gvk schema.GroupVersionKind, strip, share bool) (rest.Interface, *wire.Stored, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	k := typedClientKey{gv: gvk.GroupVersion(), strip: strip}
-	if rc, ok := f.typed[k]; ok {
-		return rc, nil
+	k := typedClientKey{gv: gvk.GroupVersion(), strip: strip, share: share}
+	if tc, ok := f.typed[k]; ok {
+		return tc.rc, tc.stored, nil
 	}
 	httpClient, err := f.clientLocked()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var stored *wire.Stored
+	if share {
+		stored = &wire.Stored{}
 	}
 	c := apiutil.RESTConfigForGVK(gvk, false, f.cfg, f.codecs)
-	c.NegotiatedSerializer = wire.NewWatchSerializer(c.NegotiatedSerializer, f.scheme, strip)
+	c.NegotiatedSerializer = wire.NewWatchSerializer(c.NegotiatedSerializer, f.scheme, strip, stored)
 	rc, err := rest.RESTClientForConfigAndClient(c, httpClient)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if f.typed == nil {
-		f.typed = make(map[typedClientKey]rest.Interface)
+		f.typed = make(map[typedClientKey]typedClient)
 	}
-	f.typed[k] = rc
-	return rc, nil
+	f.typed[k] = typedClient{rc: rc, stored: stored}
+	return rc, stored, nil
 }
 
-// typedClientKey names a typed REST client: one per group-version and
-// managedFields handling.
+// typedClientKey names a typed REST client: one per group-version,
+// managedFields handling and map sharing.
 type typedClientKey struct {
 	gv    schema.GroupVersion
 	strip bool
+	share bool
+}
+
+// typedClient is a typed REST client and the stores its watches share
+// maps with (nil without sharing).
+type typedClient struct {
+	rc     rest.Interface
+	stored *wire.Stored
 }
 
 // clientLocked returns the HTTP client of every list and watch: the one

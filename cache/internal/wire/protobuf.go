@@ -46,8 +46,9 @@ type watchSerializer struct {
 }
 
 // NewWatchSerializer wraps base. creater makes the decoded objects; strip
-// says whether managedFields are skipped.
-func NewWatchSerializer(base runtime.NegotiatedSerializer, creater runtime.ObjectCreater, strip bool) runtime.NegotiatedSerializer {
+// says whether managedFields are skipped; stored, if not nil, holds the
+// stores whose label and annotation maps decoded objects share when equal.
+func NewWatchSerializer(base runtime.NegotiatedSerializer, creater runtime.ObjectCreater, strip bool, stored *Stored) runtime.NegotiatedSerializer {
 	infos := slices.Clone(base.SupportedMediaTypes())
 	for i := range infos {
 		info := &infos[i]
@@ -57,7 +58,7 @@ func NewWatchSerializer(base runtime.NegotiatedSerializer, creater runtime.Objec
 		ss := *info.StreamSerializer
 		ss.Serializer = &watchEventSerializer{Serializer: ss.Serializer}
 		info.StreamSerializer = &ss
-		info.Serializer = &objectSerializer{Serializer: info.Serializer, creater: creater, strip: strip}
+		info.Serializer = &objectSerializer{Serializer: info.Serializer, creater: creater, strip: strip, stored: stored}
 	}
 	return &watchSerializer{NegotiatedSerializer: base, infos: infos}
 }
@@ -128,6 +129,7 @@ type objectSerializer struct {
 	runtime.Serializer
 	creater runtime.ObjectCreater
 	strip   bool
+	stored  *Stored                                          // nil: no maps shared
 	types   atomic.Pointer[map[string]map[string]*protoType] // apiVersion -> kind -> type, copy on write
 	mu      sync.Mutex
 }
@@ -136,6 +138,7 @@ type objectSerializer struct {
 type protoType struct {
 	gvk       schema.GroupVersionKind
 	metaFirst bool // field 1 is metav1.ObjectMeta, so managedFields can be skipped
+	metaAcc   bool // GetObjectMeta returns the *metav1.ObjectMeta, so maps can be shared
 	ok        bool // the kind is registered and decodes with Unmarshal
 }
 
@@ -190,7 +193,30 @@ func (s *objectSerializer) decode(data []byte) (runtime.Object, *schema.GroupVer
 	if !ok {
 		return nil, nil, errMalformed
 	}
-	if s.strip && t.metaFirst {
+	var labels, annotations map[string]string
+	var layout metaLayout
+	if s.stored != nil && t.metaFirst && t.metaAcc {
+		var ok bool
+		if layout, ok = layoutOf(raw); ok {
+			labels, annotations = s.stored.sharedMaps(t.gvk, &layout)
+		}
+	}
+	if labels != nil || annotations != nil {
+		drop := [3]span{{-1, -1}, {-1, -1}, {-1, -1}} // in field order
+		if labels != nil {
+			drop[0] = layout.labels
+		}
+		if annotations != nil {
+			drop[1] = layout.annotations
+		}
+		if s.strip {
+			drop[2] = layout.managed
+		}
+		buf := scratchPool.Get().(*[]byte)
+		defer scratchPool.Put(buf)
+		raw = layout.without(raw, (*buf)[:0], drop[:]...)
+		*buf = raw
+	} else if s.strip && t.metaFirst {
 		buf := scratchPool.Get().(*[]byte)
 		defer scratchPool.Put(buf)
 		stripped, err := withoutManagedFields(raw, (*buf)[:0])
@@ -205,6 +231,15 @@ func (s *objectSerializer) decode(data []byte) (runtime.Object, *schema.GroupVer
 	// object shares no memory with data or the scratch buffer.
 	if err := u.Unmarshal(raw); err != nil {
 		return nil, nil, err
+	}
+	if labels != nil || annotations != nil {
+		om := obj.(metav1.ObjectMetaAccessor).GetObjectMeta().(*metav1.ObjectMeta)
+		if labels != nil {
+			om.Labels = labels
+		}
+		if annotations != nil {
+			om.Annotations = annotations
+		}
 	}
 	obj.GetObjectKind().SetGroupVersionKind(t.gvk)
 	gvk := t.gvk
@@ -233,6 +268,9 @@ func (s *objectSerializer) typeOf(apiVersion, kind []byte) *protoType {
 		if obj, err := s.creater.New(t.gvk); err == nil {
 			_, t.ok = obj.(unmarshaler)
 			t.metaFirst = metadataIsFieldOne(reflect.TypeOf(obj))
+			if a, ok := obj.(metav1.ObjectMetaAccessor); ok {
+				_, t.metaAcc = a.GetObjectMeta().(*metav1.ObjectMeta)
+			}
 		}
 	}
 	next := make(map[string]map[string]*protoType)

@@ -157,7 +157,7 @@ func TestObjectSerializerDecodesIntoAsStock(t *testing.T) {
 // serializers, as a REST client's Watch does.
 func TestWatchStreamThroughClientGoDecoders(t *testing.T) {
 	codecs := serializer.NewCodecFactory(clientgoscheme.Scheme)
-	ns := NewWatchSerializer(codecs.WithoutConversion(), clientgoscheme.Scheme, true)
+	ns := NewWatchSerializer(codecs.WithoutConversion(), clientgoscheme.Scheme, true, nil)
 	info, ok := runtime.SerializerInfoForMediaType(ns.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
 	require.True(t, ok)
 	require.IsType(t, &watchEventSerializer{}, info.StreamSerializer.Serializer)

@@ -1,0 +1,160 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/binary"
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+)
+
+// sameMap reports whether a and b are one map.
+func sameMap(a, b map[string]string) bool {
+	return a != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// TestStoredSharesEqualMaps decodes updates of a stored object whose
+// labels and annotations are, or are not, those stored, and expects the
+// stock decoder's object in every case, with the stored maps where equal.
+func TestStoredSharesEqualMaps(t *testing.T) {
+	cmGVK := corev1.SchemeGroupVersion.WithKind("ConfigMap")
+	stock := protobuf.NewSerializer(clientgoscheme.Scheme, clientgoscheme.Scheme)
+	storedCM := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "ns",
+		Labels: map[string]string{"app": "web", "tier": "front"}, Annotations: map[string]string{"a": "b"}}}
+	lookups := 0
+	var st Stored
+	unregister := st.Register(cmGVK, "", func(ns, name string) (any, bool) {
+		lookups++
+		if ns == "ns" && name == "cm" {
+			return storedCM, true
+		}
+		return nil, false
+	})
+
+	update := func(mut func(cm *corev1.ConfigMap)) *corev1.ConfigMap {
+		cm := testObjects()[0].(*corev1.ConfigMap).DeepCopy()
+		cm.Name, cm.Namespace = "cm", "ns"
+		cm.Labels = map[string]string{"app": "web", "tier": "front"}
+		cm.Annotations = map[string]string{"a": "b"}
+		mut(cm)
+		return cm
+	}
+	cases := []struct {
+		name                    string
+		obj                     *corev1.ConfigMap
+		shareLabels, shareAnnos bool
+	}{
+		{"both equal", update(func(*corev1.ConfigMap) {}), true, true},
+		{"a label value differs", update(func(cm *corev1.ConfigMap) { cm.Labels["tier"] = "back" }), false, true},
+		{"a label more", update(func(cm *corev1.ConfigMap) { cm.Labels["x"] = "y" }), false, true},
+		{"a label fewer", update(func(cm *corev1.ConfigMap) { delete(cm.Labels, "tier") }), false, true},
+		{"no annotations", update(func(cm *corev1.ConfigMap) { cm.Annotations = nil }), true, false},
+		{"another object", update(func(cm *corev1.ConfigMap) { cm.Name = "other" }), false, false},
+		{"another namespace", update(func(cm *corev1.ConfigMap) { cm.Namespace = "ns2" }), false, false},
+	}
+	for _, strip := range []bool{false, true} {
+		fast := &objectSerializer{Serializer: stock, creater: clientgoscheme.Scheme, strip: strip, stored: &st}
+		for _, c := range cases {
+			data := encodeProto(t, c.obj)
+			want, _, err := stock.Decode(data, nil, nil)
+			require.NoError(t, err)
+			if strip {
+				want.(*corev1.ConfigMap).ManagedFields = nil
+			}
+			got, _, err := fast.Decode(data, nil, nil)
+			require.NoError(t, err, c.name)
+			assert.Equal(t, want, got, "strip=%v %s", strip, c.name)
+			cm := got.(*corev1.ConfigMap)
+			assert.Equal(t, c.shareLabels, sameMap(cm.Labels, storedCM.Labels), "labels shared: strip=%v %s", strip, c.name)
+			assert.Equal(t, c.shareAnnos, sameMap(cm.Annotations, storedCM.Annotations), "annotations shared: strip=%v %s", strip, c.name)
+			assert.Equal(t, !strip, len(cm.ManagedFields) == 1, "managedFields kept unless stripped: %s", c.name)
+		}
+	}
+	require.Positive(t, lookups)
+
+	// Another kind is not looked up in the ConfigMaps' store; after
+	// unregister nothing is.
+	fast := &objectSerializer{Serializer: stock, creater: clientgoscheme.Scheme, stored: &st}
+	secret := &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "ns", Labels: map[string]string{"app": "web", "tier": "front"}}}
+	before := lookups
+	got, _, err := fast.Decode(encodeProto(t, secret), nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, before, lookups)
+	assert.Equal(t, secret.Labels, got.(*corev1.Secret).Labels)
+	unregister()
+	got, _, err = fast.Decode(encodeProto(t, cases[0].obj), nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, before, lookups)
+	assert.False(t, sameMap(got.(*corev1.ConfigMap).Labels, storedCM.Labels))
+	assert.Equal(t, storedCM.Labels, got.(*corev1.ConfigMap).Labels)
+}
+
+// TestStoredRegistrationsByNamespace looks objects up in the store of
+// their namespace's informer, else in the cluster-wide one, and keeps a
+// later registration when an earlier one is undone.
+func TestStoredRegistrationsByNamespace(t *testing.T) {
+	gvk := corev1.SchemeGroupVersion.WithKind("ConfigMap")
+	obj := func(l string) runtime.Object {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"l": l}}}
+	}
+	in := func(l string) Lookup { return func(string, string) (any, bool) { return obj(l), true } }
+	var st Stored
+	assert.Nil(t, st.meta(gvk, []byte("a"), []byte("x")))
+	st.Register(gvk, "a", in("a"))
+	undoAll := st.Register(gvk, "", in("all"))
+	assert.Equal(t, "a", st.meta(gvk, []byte("a"), []byte("x")).Labels["l"])
+	assert.Equal(t, "all", st.meta(gvk, []byte("b"), []byte("x")).Labels["l"])
+	st.Register(gvk, "", in("all2"))
+	undoAll() // replaced meanwhile: the later one stays
+	assert.Equal(t, "all2", st.meta(gvk, []byte("b"), []byte("x")).Labels["l"])
+}
+
+// TestEqualEntriesNeedsIncreasingKeys refuses entries out of order or
+// repeated, which a map built from them might not equal.
+func TestEqualEntriesNeedsIncreasingKeys(t *testing.T) {
+	entry := func(k, v string) []byte { return msg(metaLabels, cat(msg(1, []byte(k)), msg(2, []byte(v)))) }
+	m := map[string]string{"a": "1", "b": "2"}
+	assert.True(t, equalEntries(cat(entry("a", "1"), entry("b", "2")), m))
+	assert.False(t, equalEntries(cat(entry("b", "2"), entry("a", "1")), m), "out of order")
+	assert.False(t, equalEntries(cat(entry("a", "1"), entry("a", "1")), map[string]string{"a": "1", "x": "1"}), "repeated")
+	assert.False(t, equalEntries(entry("a", "1"), m), "fewer")
+	assert.False(t, equalEntries(nil, map[string]string{}), "an empty map is not shared")
+	assert.True(t, equalEntries(msg(metaLabels, msg(1, []byte("k"))), map[string]string{"k": ""}), "a missing value is empty")
+}
+
+// TestLayoutDropsRunsAndKeepsTheRest finds the runs of labels,
+// annotations and managedFields, drops the ones asked for and keeps every
+// other byte in order; metadata whose runs are split is refused.
+func TestLayoutDropsRunsAndKeepsTheRest(t *testing.T) {
+	meta := cat(msg(1, []byte("n")), msg(3, []byte("ns")), msg(metaLabels, []byte("l1")), msg(metaLabels, []byte("l2")),
+		msg(metaAnnotations, []byte("a")), msg(13, []byte("o")), msg(metaManaged, []byte("m")))
+	obj := cat(msg(1, meta), msg(2, []byte("data")))
+	l, ok := layoutOf(obj)
+	require.True(t, ok)
+	assert.Equal(t, "n", string(l.name))
+	assert.Equal(t, "ns", string(l.namespace))
+	got := l.without(obj, nil, l.labels, span{-1, -1}, l.managed)
+	assert.Equal(t, cat(msg(1, cat(msg(1, []byte("n")), msg(3, []byte("ns")), msg(metaAnnotations, []byte("a")), msg(13, []byte("o")))), msg(2, []byte("data"))), got)
+
+	_, ok = layoutOf(cat(msg(1, cat(msg(metaLabels, []byte("l1")), msg(3, []byte("ns")), msg(metaLabels, []byte("l2"))))))
+	assert.False(t, ok, "labels in two runs")
+	_, ok = layoutOf(cat(msg(1, meta), msg(1, meta)))
+	assert.False(t, ok, "metadata twice")
+}
+
+// msg encodes a length-delimited field.
+func msg(num uint64, payload []byte) []byte {
+	b := binary.AppendUvarint(nil, num<<3|2)
+	b = binary.AppendUvarint(b, uint64(len(payload)))
+	return append(b, payload...)
+}
+
+func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
