@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // How a Pod's sub-structures are shared. Each shareable field of a Pod is
@@ -320,14 +321,54 @@ func (w *podWalk) resources(f *corev1.ResourceList) {
 	switch w.mode {
 	case perSlot:
 		*f = w.s.resourceList(*f)
-		w.vals[i] = *f
+		w.vals[i] = newListTemplate(*f)
 	case match:
-		if c, ok := w.vals[i].(corev1.ResourceList); ok && len(c) > 0 && equalResourceList(c, *f) {
-			*f = c
+		if c, ok := w.vals[i].(*listTemplate); ok && c.equal(*f) {
+			*f = c.list
 			return
 		}
 		*f = w.s.resourceList(*f)
 	}
+}
+
+// listTemplate is a template's resource list, with its entries of known
+// names at hand, so that comparing a list with it costs one lookup per
+// entry.
+type listTemplate struct {
+	list  corev1.ResourceList
+	known bool // every name is a known one: names and qs hold the entries
+	n     int
+	names [len(knownResources)]corev1.ResourceName
+	qs    [len(knownResources)]resource.Quantity
+}
+
+func newListTemplate(l corev1.ResourceList) *listTemplate {
+	t := &listTemplate{list: l}
+	for _, name := range knownResources {
+		if q, ok := l[name]; ok {
+			t.names[t.n], t.qs[t.n] = name, q
+			t.n++
+		}
+	}
+	t.known = t.n == len(l)
+	return t
+}
+
+// equal reports whether l equals the template's list (see resourceList).
+func (t *listTemplate) equal(l corev1.ResourceList) bool {
+	if len(l) != len(t.list) {
+		return false
+	}
+	if !t.known {
+		return equalResources(t.list, l)
+	}
+	for j := range t.n {
+		q, ok := l[t.names[j]]
+		if !ok || !equalQuantity(q, t.qs[j]) {
+			return false
+		}
+	}
+	return true
 }
 
 // nodeSelector is the slot of the node selector, shared with the equal
