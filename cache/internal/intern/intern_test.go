@@ -602,3 +602,20 @@ func helmConfigMap(i int) *corev1.ConfigMap {
 	}
 	return cm
 }
+
+// TestSlotsFollowFromHeader checks slots against the walk over Pods of
+// several shapes.
+func TestSlotsFollowFromHeader(t *testing.T) {
+	in := New()
+	for _, p := range []*corev1.Pod{{}, replica("web", 1), func() *corev1.Pod {
+		p := replica("web", 2)
+		p.Spec.InitContainers = p.Spec.Containers
+		p.Spec.Volumes = append(p.Spec.Volumes, p.Spec.Volumes...)
+		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{Resources: &corev1.ResourceRequirements{}})
+		return p
+	}()} {
+		w := &podWalk{s: &in.share, mode: keying}
+		w.run(p)
+		assert.Equal(t, slots(header(p)), w.slot)
+	}
+}

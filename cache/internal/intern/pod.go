@@ -53,9 +53,6 @@ const (
 	tagTopologySpread
 	tagImagePullSecrets
 	tagReadinessGates
-	tagResources
-	tagNodeSelector
-	tagStatusResources
 
 	absent byte = 0x80
 )
@@ -72,6 +69,12 @@ type template struct {
 // header returns the lengths of p's lists that decide its slots.
 func header(p *corev1.Pod) [4]int {
 	return [4]int{len(p.Spec.InitContainers), len(p.Spec.Containers), len(p.Spec.Volumes), len(p.Status.ContainerStatuses)}
+}
+
+// slots returns the number of slots of a Pod with header hdr: those of
+// run, per container, per volume, of the Pod and per container status.
+func slots(hdr [4]int) int {
+	return 12*(hdr[0]+hdr[1]) + 4*hdr[2] + 8 + 3*hdr[3]
 }
 
 // controllerUID returns the UID of p's controller, else of its first
@@ -106,13 +109,12 @@ type seg struct {
 // podWalk is one walk over a Pod's slots. It lives in the sharer and is
 // used under s.podMu.
 type podWalk struct {
-	s        *sharer
-	mode     walkMode
-	slot     int
-	segs     []seg
-	vals     []any    // match: the template's; perSlot: the results
-	eqs      []eqFunc // the same, of the slots compared by equality
-	selector entries
+	s    *sharer
+	mode walkMode
+	slot int
+	segs []seg
+	vals []any    // match: the template's; perSlot: the results
+	eqs  []eqFunc // the same, of the slots compared by equality
 }
 
 func (w *podWalk) next() int {
@@ -412,7 +414,7 @@ func (s *sharer) appendEncoding(m marshaler) bool {
 	return err == nil && w == n
 }
 
-func hashBytes(s *sharer, b []byte) uint64 { return hashOf(s.seed, b) }
+func hashBytes(s *sharer, b []byte) uint64 { return maphash.Bytes(s.seed, b) }
 
 // shareSeg returns the shared value keyed by sg, or v, which becomes the
 // shared value if there is none. The caller holds s.podMu.
@@ -458,13 +460,10 @@ func (s *sharer) pod(p *corev1.Pod) {
 	var h uint64
 	if owner != "" {
 		h = maphash.String(s.seed, owner)
-		if t, found := s.templates.get(h); found && t.owner == owner && t.header == hdr {
+		if t, found := s.templates.get(h); found && t.owner == owner && t.header == hdr && len(t.vals) == slots(hdr) {
 			w.vals, w.eqs = t.vals, t.eqs
 			w.mode = match
 			w.run(p)
-			if w.slot != len(t.vals) {
-				panic("intern: a Pod's slots do not follow from its header")
-			}
 			w.vals, w.eqs = nil, nil
 			return
 		}

@@ -106,8 +106,6 @@ func (s *sharer) init(intern func(map[string]string) map[string]string) {
 	}
 }
 
-func hashOf(seed maphash.Seed, b []byte) uint64 { return maphash.Bytes(seed, b) }
-
 // mix folds the hashes of a key and its value into one entry's hash;
 // entries are summed, so the order of a map's iteration does not matter.
 func mix(k, v uint64) uint64 {
