@@ -126,10 +126,12 @@ func New(cfg Config) (*Server, error) {
 		bm := sp.empty()
 		bm.SetResourceVersion(strconv.FormatInt(k.listRV, 10))
 		bm.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
-		var wg sync.WaitGroup
+		// One encoding after the other: the versioning encoders set each
+		// object's apiVersion and kind while they encode it, so two at once
+		// would race on the shared objects.
 		errs := make([]error, 2)
 		for enc := range 2 {
-			wg.Go(func() {
+			func() {
 				var b bytes.Buffer
 				if errs[enc] = s.codec[enc].object.Encode(list, &b); errs[enc] != nil {
 					return
@@ -142,9 +144,8 @@ func New(cfg Config) (*Server, error) {
 					}
 				}
 				k.bookmark[enc], errs[enc] = s.frame(enc, watch.Bookmark, bm.(runtime.Object))
-			})
+			}()
 		}
-		wg.Wait()
 		for _, err := range errs {
 			if err != nil {
 				return nil, fmt.Errorf("fakeapiserver: encode %s: %w", sp.resource, err)
