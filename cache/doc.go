@@ -51,7 +51,13 @@
 //     KeepManagedFields keeps it), and namespaces, label keys and values,
 //     annotation keys and owner references are shared between objects, as
 //     are the strings a workload's Pods repeat (node, images, container
-//     names, enumerations), to cut memory.
+//     names, enumerations), to cut memory. Without a user transform
+//     (which may modify objects in place), objects whose labels or
+//     annotations are equal share one map, and the Pods of one workload
+//     share their equal sub-structures (resources, environment, probes,
+//     tolerations, volume sources, affinity). A deep copy is unaffected;
+//     a no-copy or GetShared read, which must never be modified, shares
+//     that memory with other cached objects.
 //   - List answers namespace, label selectors, and exact-match field
 //     selectors on fields indexed with IndexField (and on metadata.name and
 //     metadata.namespace); any other field selector is an error wrapping
