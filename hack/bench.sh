@@ -167,7 +167,7 @@ fi
 # The store's table-or-map comparison and the sharding benchmarks (make
 # bench-sharding, a real control plane) run on their own; their last
 # reports are kept beside and appended here.
-for extra in BENCHMARKS-store.md BENCHMARKS-sharding.md; do
+for extra in BENCHMARKS-perf.md BENCHMARKS-store.md BENCHMARKS-sharding.md; do
 	if [[ -f "$root/$extra" ]]; then
 		{ echo; cat "$root/$extra"; } >>"$report"
 	fi
