@@ -234,16 +234,11 @@ func walkSlice[T any, P interface {
 	s := w.s
 	switch w.mode {
 	case keying:
-		start := len(s.buf)
 		xs := *f
-		if len(xs) == 0 {
-			s.buf = append(s.buf, tag|absent)
-			w.keyed(start, false)
+		start, ok := w.listHeader(tag, len(xs))
+		if !ok {
 			return
 		}
-		s.buf = append(s.buf, tag)
-		s.buf = binary.AppendUvarint(s.buf, uint64(len(xs)))
-		ok := true
 		for j := range xs {
 			if ok = s.appendEncoding(P(&xs[j])) && len(s.buf)-start <= maxShareBytes; !ok {
 				break
@@ -270,21 +265,33 @@ func walkSlice[T any, P interface {
 	}
 }
 
+// listHeader starts the key of a list of n elements tagged tag and
+// returns where it starts; an empty list is keyed as absent at once, and
+// ok is false.
+func (w *podWalk) listHeader(tag byte, n int) (start int, ok bool) {
+	s := w.s
+	start = len(s.buf)
+	if n == 0 {
+		s.buf = append(s.buf, tag|absent)
+		w.keyed(start, false)
+		return start, false
+	}
+	s.buf = append(s.buf, tag)
+	s.buf = binary.AppendUvarint(s.buf, uint64(n))
+	return start, true
+}
+
 // strings is the slot of a list of strings (args, command).
 func (w *podWalk) strings(tag byte, f *[]string) {
 	i := w.next()
 	s := w.s
 	switch w.mode {
 	case keying:
-		start := len(s.buf)
 		xs := *f
-		if len(xs) == 0 {
-			s.buf = append(s.buf, tag|absent)
-			w.keyed(start, false)
+		start, ok := w.listHeader(tag, len(xs))
+		if !ok {
 			return
 		}
-		s.buf = append(s.buf, tag)
-		s.buf = binary.AppendUvarint(s.buf, uint64(len(xs)))
 		for _, x := range xs {
 			s.buf = binary.AppendUvarint(s.buf, uint64(len(x)))
 			s.buf = append(s.buf, x...)
