@@ -37,6 +37,9 @@ func fillTyped(out client.Object, src any, deep bool) error {
 		return fmt.Errorf("cannot fill %T with cached %T", out, src)
 	}
 	if deep {
+		if deepCopyInto(out, src) {
+			return nil
+		}
 		o, ok := src.(runtime.Object)
 		if !ok {
 			return fmt.Errorf("cached %T is not a runtime.Object", src)
