@@ -56,7 +56,8 @@ func (g *Group) Add(ns string, lw toolscache.ListerWatcher, example runtime.Obje
 	}
 	n.Health = health.New(log)
 	o.Description = g.description
-	o.OnWatchErr = func(ctx context.Context, _ *toolscache.Reflector, err error) { n.Health.ReflectorFailed(ctx, err) }
+	o.OnWatchErr = n.Health.ReflectorFailed
+	o.StreamingList = streaming
 	if sh, ok := lw.(storeSharer); ok {
 		o.shareStore = sh.ShareStore
 	}

@@ -51,12 +51,16 @@ type Informer struct {
 
 // Options configure an Informer. The zero value is valid.
 type Options struct {
-	Description string        // the kind, for client-go's logs and checker names
-	Resync      time.Duration // zero: none
-	Transform   Transform     // nil: none; runs under the informer's lock
-	OnWatchErr  toolscache.WatchErrorHandlerWithContext
-	Backoff     backoff.Policy  // the zero value is the default
-	Prober      *backoff.Prober // releases the waits after failures early; nil: none
+	Description string                               // the kind, for client-go's logs and checker names
+	Resync      time.Duration                        // zero: none
+	Transform   Transform                            // nil: none; runs under the informer's lock
+	OnWatchErr  func(ctx context.Context, err error) // nil: client-go's DefaultWatchErrorHandler's log
+	Backoff     backoff.Policy                       // the zero value is the default
+	Prober      *backoff.Prober                      // releases the waits after failures early; nil: none
+	// StreamingList lets client-go's Reflector run the list-watch, with a
+	// streaming list when its WatchListClient gate allows; false: the
+	// informer's own reflector, with a LIST.
+	StreamingList bool
 
 	// shareStore, if set, lets the list-watch's decoder read the store
 	// while the informer runs (see storeSharer).
@@ -96,22 +100,28 @@ func (s *Informer) RunWithContext(ctx context.Context) {
 	if s.opts.shareStore != nil {
 		defer s.opts.shareStore(s.feed.store.Get)()
 	}
+	listAndWatch := newReflector(s.lw, s.feed, s.example, s.opts).listAndWatch
 	logger := klog.FromContext(ctx)
-	r := toolscache.NewReflectorWithOptions(s.lw, s.example, s.feed, toolscache.ReflectorOptions{
-		Logger:          &logger,
-		Name:            s.opts.Description,
-		TypeDescription: s.opts.Description,
-		ResyncPeriod:    s.opts.Resync,
-		Backoff:         &wait.Backoff{Duration: reflectorDelay},
-	})
+	if s.opts.StreamingList {
+		r := toolscache.NewReflectorWithOptions(s.lw, s.example, s.feed, toolscache.ReflectorOptions{
+			Logger:          &logger,
+			Name:            s.opts.Description,
+			TypeDescription: s.opts.Description,
+			ResyncPeriod:    s.opts.Resync,
+			Backoff:         &wait.Backoff{Duration: reflectorDelay},
+		})
+		listAndWatch = r.ListAndWatchWithContext
+	}
 	onErr := s.opts.OnWatchErr
 	if onErr == nil {
-		onErr = toolscache.DefaultWatchErrorHandler
+		onErr = func(ctx context.Context, err error) {
+			logger.Error(err, "Failed to watch", "type", s.opts.Description)
+		}
 	}
 	for ctx.Err() == nil {
-		err := r.ListAndWatchWithContext(ctx)
+		err := listAndWatch(ctx)
 		if err != nil {
-			onErr(ctx, r, err)
+			onErr(ctx, err)
 		}
 		s.gate.Ended(ctx, err)
 	}

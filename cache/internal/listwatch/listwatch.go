@@ -219,10 +219,11 @@ func (f *Factory) ListWatch(r Request) (toolscache.ListerWatcher, error) {
 		ri := mc.Resource(gvr).Namespace(ns)
 		return filteredListWatch(r, ri.List, ri.Watch), nil
 	}
-	rc, stored, err := f.typedClient(r.GVK, r.Strip, r.Share)
+	tc, err := f.typedClient(r.GVK, r.Strip, r.Share)
 	if err != nil {
 		return nil, err
 	}
+	rc, stored := tc.rc, tc.stored
 	listGVK := r.GVK.GroupVersion().WithKind(r.GVK.Kind + "List")
 	if _, err := f.scheme.New(listGVK); err != nil {
 		return nil, err
@@ -255,8 +256,14 @@ func (f *Factory) ListWatch(r Request) (toolscache.ListerWatcher, error) {
 	}
 	watchFn := func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 		opts.Watch = true
-		return rc.Get().NamespaceIfScoped(ns, ns != "").Resource(gvr.Resource).
-			VersionedParams(&opts, metav1.ParameterCodec).Watch(ctx)
+		req := rc.Get().NamespaceIfScoped(ns, ns != "").Resource(gvr.Resource).
+			VersionedParams(&opts, metav1.ParameterCodec)
+		// Built-in kinds: a watch the informer reads on its own goroutine
+		// (wire.Events), with the same decoders as client-go's.
+		if stream != nil {
+			return wire.Watch(ctx, req, tc.ns)
+		}
+		return req.Watch(ctx)
 	}
 	lw := filteredListWatch(r, list, watchFn)
 	if stored != nil {
@@ -269,16 +276,16 @@ func (f *Factory) ListWatch(r Request) (toolscache.ListerWatcher, error) {
 // decode protobuf in place (wire.NewWatchSerializer), skipping managedFields when
 // strip is set and, with share, sharing the maps of the stores registered
 // in the returned wire.Stored.
-func (f *Factory) typedClient(gvk schema.GroupVersionKind, strip, share bool) (rest.Interface, *wire.Stored, error) {
+func (f *Factory) typedClient(gvk schema.GroupVersionKind, strip, share bool) (typedClient, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	k := typedClientKey{gv: gvk.GroupVersion(), strip: strip, share: share}
 	if tc, ok := f.typed[k]; ok {
-		return tc.rc, tc.stored, nil
+		return tc, nil
 	}
 	httpClient, err := f.clientLocked()
 	if err != nil {
-		return nil, nil, err
+		return typedClient{}, err
 	}
 	var stored *wire.Stored
 	if share {
@@ -288,13 +295,14 @@ func (f *Factory) typedClient(gvk schema.GroupVersionKind, strip, share bool) (r
 	c.NegotiatedSerializer = wire.NewWatchSerializer(c.NegotiatedSerializer, f.scheme, strip, stored)
 	rc, err := rest.RESTClientForConfigAndClient(c, httpClient)
 	if err != nil {
-		return nil, nil, err
+		return typedClient{}, err
 	}
 	if f.typed == nil {
 		f.typed = make(map[typedClientKey]typedClient)
 	}
-	f.typed[k] = typedClient{rc: rc, stored: stored}
-	return rc, stored, nil
+	tc := typedClient{rc: rc, stored: stored, ns: c.NegotiatedSerializer}
+	f.typed[k] = tc
+	return tc, nil
 }
 
 // typedClientKey names a typed REST client: one per group-version,
@@ -305,11 +313,12 @@ type typedClientKey struct {
 	share bool
 }
 
-// typedClient is a typed REST client and the stores its watches share
-// maps with (nil without sharing).
+// typedClient is a typed REST client, the stores its watches share
+// maps with (nil without sharing) and its negotiated serializer.
 type typedClient struct {
 	rc     rest.Interface
 	stored *wire.Stored
+	ns     runtime.NegotiatedSerializer
 }
 
 // clientLocked returns the HTTP client of every list and watch: the one
