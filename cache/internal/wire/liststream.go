@@ -32,6 +32,7 @@ type ListDecoder struct {
 	listGVK  schema.GroupVersionKind
 	itemType reflect.Type // the item's struct type, e.g. corev1.ConfigMap
 	strip    bool
+	cutMeta  bool            // items embed metav1.ObjectMeta: a metaCutter may set their maps
 	fallback runtime.Decoder // for anything but the protobuf layout expected
 }
 
@@ -43,10 +44,15 @@ func NewListDecoder(scheme *runtime.Scheme, listGVK schema.GroupVersionKind, str
 		return nil
 	}
 	f, _ := reflect.TypeOf(list).Elem().FieldByName("Items")
-	if _, ok := reflect.New(f.Type.Elem()).Interface().(unmarshaler); !ok {
+	item := reflect.New(f.Type.Elem()).Interface()
+	if _, ok := item.(unmarshaler); !ok {
 		return nil
 	}
-	return &ListDecoder{listGVK: listGVK, itemType: f.Type.Elem(), strip: strip, fallback: fallback}
+	var cutMeta bool
+	if a, ok := item.(metav1.ObjectMetaAccessor); ok {
+		_, cutMeta = a.GetObjectMeta().(*metav1.ObjectMeta)
+	}
+	return &ListDecoder{listGVK: listGVK, itemType: f.Type.Elem(), strip: strip, cutMeta: cutMeta, fallback: fallback}
 }
 
 // List sends req (a LIST) and decodes its response.
@@ -131,6 +137,7 @@ func (d *ListDecoder) decode(body io.Reader, newList func() (runtime.Object, err
 func (d *ListDecoder) items(r *protoStream, n uint64, out *metav1.List) error {
 	end := r.read + n
 	var buf, scratch []byte
+	cutter := metaCutter{strip: d.strip}
 	for r.read < end {
 		num, wire, err := r.tag()
 		if err != nil {
@@ -161,8 +168,13 @@ func (d *ListDecoder) items(r *protoStream, n uint64, out *metav1.List) error {
 			if buf, err = r.bytes(l, buf); err != nil {
 				return err
 			}
-			item := buf
-			if d.strip {
+			item, cut := buf, false
+			if d.cutMeta {
+				if c, ok := cutter.cut(buf); ok {
+					item, cut = c, true
+				}
+			}
+			if !cut && d.strip {
 				stripped, err := withoutManagedFields(buf, scratch[:0])
 				if err != nil {
 					return err
@@ -174,6 +186,11 @@ func (d *ListDecoder) items(r *protoStream, n uint64, out *metav1.List) error {
 			obj := reflect.New(d.itemType).Interface()
 			if err := obj.(unmarshaler).Unmarshal(item); err != nil {
 				return err
+			}
+			if cut {
+				if err := cutter.setMeta(obj.(metav1.ObjectMetaAccessor).GetObjectMeta().(*metav1.ObjectMeta)); err != nil {
+					return err
+				}
 			}
 			out.Items = append(out.Items, runtime.RawExtension{Object: obj.(runtime.Object)})
 		default:
