@@ -19,8 +19,11 @@ func (q *Queue[K]) add(key K, prio int, after time.Duration, now int64) bool {
 		q.startStamping()
 	}
 	id, ok := q.index[key]
-	if !ok {
+	switch {
+	case !ok:
 		id = q.alloc(key)
+	case q.entries[id].flags == fIdle:
+		q.revive(id, key)
 	}
 	e := &q.entries[id]
 	if after > 0 {
@@ -122,6 +125,13 @@ func (q *Queue[K]) startProcessing(id int32, now int64) {
 	e := &q.entries[id]
 	e.flags = fProcessing
 	q.inflight++
+	e.prev, e.next = q.procTail, none
+	if q.procTail != none {
+		q.entries[q.procTail].next = id
+	} else {
+		q.procHead = id
+	}
+	q.procTail = id
 	if q.metrics == nil {
 		return
 	}
@@ -130,17 +140,37 @@ func (q *Queue[K]) startProcessing(id int32, now int64) {
 	}
 	e.started = now
 	q.startedSum += now
-	e.prev, e.next = q.procTail, none
-	if q.procTail != none {
-		q.entries[q.procTail].next = id
-	} else {
-		q.procHead = id
-	}
-	q.procTail = id
 	q.metrics.latency.observe(now - e.enqueued)
 }
 
-// unlinkProcessing removes a key from the processing list (metrics only).
+// maxInFlightScan is how many keys in flight Done compares before it
+// looks its key up in the index.
+const maxInFlightScan = 8
+
+// inFlight returns the slot of key if it is being processed, else none.
+// The keys in flight are usually few (one per worker) and their slots
+// were just touched by Get: comparing them costs less than hashing key
+// into an index of 100k keys and waiting for the memory it lands on
+// (BenchmarkBurstDrain).
+func (q *Queue[K]) inFlight(key K) int32 {
+	id := q.procHead
+	for range maxInFlightScan {
+		if id == none {
+			return none
+		}
+		if q.entries[id].key == key {
+			return id
+		}
+		id = q.entries[id].next
+	}
+	id, ok := q.index[key]
+	if !ok || q.entries[id].flags&fProcessing == 0 {
+		return none
+	}
+	return id
+}
+
+// unlinkProcessing removes a key from the processing list.
 func (q *Queue[K]) unlinkProcessing(id int32) {
 	e := &q.entries[id]
 	if e.prev != none {
@@ -170,6 +200,9 @@ func (q *Queue[K]) startStamping() {
 
 // alloc creates the state of a new key.
 func (q *Queue[K]) alloc(key K) int32 {
+	if q.idle > 0 && 4*q.idle >= len(q.index) {
+		q.dropIdle()
+	}
 	id := q.free
 	if id != none {
 		q.free = q.entries[id].next
@@ -180,6 +213,57 @@ func (q *Queue[K]) alloc(key K) int32 {
 	q.entries[id] = entry[K]{key: key, prev: none, next: none, tprev: none, tnext: none, heap: none, bucket: none, group: none}
 	q.index[key] = id
 	return id
+}
+
+// retire sets aside the state of a key that Done left neither pending nor
+// in flight. Deleting a key from a large index costs as much as looking
+// it up (the memory it lands on is cold), so a retired key stays in the
+// index, idle, until an Add of it revives its slot, the queue empties
+// (shrink, or dropIdle when small), or new keys find a quarter of the
+// index idle (dropIdle in alloc, which bounds the index to 4/3 of the
+// keys it holds at most). A controller's cold start drains 100k keys
+// without deleting any (BenchmarkBurstDrain).
+func (q *Queue[K]) retire(id int32) {
+	e := &q.entries[id]
+	e.flags = fIdle
+	e.prev, e.next = none, q.idleHead
+	if q.idleHead != none {
+		q.entries[q.idleHead].prev = id
+	}
+	q.idleHead = id
+	q.idle++
+	if len(q.index) == q.idle { // empty
+		if len(q.entries) > shrinkAbove {
+			q.shrink()
+		} else {
+			q.dropIdle()
+		}
+	}
+}
+
+// revive makes the slot of a retired key the state of a new add of key.
+func (q *Queue[K]) revive(id int32, key K) {
+	e := &q.entries[id]
+	if e.prev != none {
+		q.entries[e.prev].next = e.next
+	} else {
+		q.idleHead = e.next
+	}
+	if e.next != none {
+		q.entries[e.next].prev = e.prev
+	}
+	q.idle--
+	q.entries[id] = entry[K]{key: key, prev: none, next: none, tprev: none, tnext: none, heap: none, bucket: none, group: none}
+}
+
+// dropIdle releases every retired key.
+func (q *Queue[K]) dropIdle() {
+	for id := q.idleHead; id != none; {
+		next := q.entries[id].next
+		q.release(id)
+		id = next
+	}
+	q.idleHead, q.idle = none, 0
 }
 
 // release forgets the state of a key that is neither pending nor in flight.
@@ -202,6 +286,7 @@ func (q *Queue[K]) shrink() {
 	q.index = make(map[K]int32)
 	q.entries = nil
 	q.free = none
+	q.idleHead, q.idle = none, 0
 }
 
 // addDepth moves the count of ready and dirty keys by delta (±1).

@@ -52,6 +52,7 @@ const (
 	fDirty                        // added while processing: ready at Done
 	fWaiting                      // in the delay heap
 	fProcessing                   // handed out by Get, not yet Done
+	fIdle                         // finished, still indexed (see retire); no other flag
 )
 
 const none int32 = -1
@@ -97,8 +98,10 @@ type Queue[K comparable] struct {
 	pool       sync.Pool
 	inflight   int
 	startedSum int64
-	procHead   int32
+	procHead   int32 // the processing list, oldest first
 	procTail   int32
+	idle       int   // retired keys still in the index
+	idleHead   int32 // the retired keys, linked by prev and next
 	stamp      bool  // record enqueue times (metrics or several priorities)
 	addsReady  uint8 // whether each of the last 8 Adds needed the time, a bit each
 	shutdown   bool
@@ -134,6 +137,7 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 		free:     none,
 		procHead: none,
 		procTail: none,
+		idleHead: none,
 		rl:       opts.RateLimiter,
 		base:     time.Now(),
 		ageAfter: int64(opts.AgeAfter),
@@ -267,18 +271,18 @@ func (q *Queue[K]) Get() (key K, shutdown bool) {
 func (q *Queue[K]) Done(key K) {
 	now := q.metricsNow()
 	q.mu.Lock()
-	id, ok := q.index[key]
-	if !ok || q.entries[id].flags&fProcessing == 0 {
+	id := q.inFlight(key)
+	if id == none {
 		q.mu.Unlock()
 		return
 	}
 	e := &q.entries[id]
 	e.flags &^= fProcessing
 	q.inflight--
+	q.unlinkProcessing(id)
 	if m := q.metrics; m != nil {
 		m.work.observe(now - e.started)
 		q.startedSum -= e.started
-		q.unlinkProcessing(id)
 	}
 	if e.flags&fDirty != 0 {
 		e.flags &^= fDirty
@@ -287,10 +291,7 @@ func (q *Queue[K]) Done(key K) {
 		}
 	}
 	if q.entries[id].flags == 0 {
-		q.release(id)
-		if len(q.index) == 0 && len(q.entries) > shrinkAbove {
-			q.shrink()
-		}
+		q.retire(id)
 	}
 	var final func()
 	if q.shutdown {

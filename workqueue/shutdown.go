@@ -54,6 +54,7 @@ func (q *Queue[K]) shutdownLocked() {
 		q.timer.Stop()
 	}
 	// Drop every pending key; keep only the keys in flight.
+	q.dropIdle()
 	for id := range q.entries {
 		e := &q.entries[id]
 		if e.flags&(fReady|fDirty) != 0 {
