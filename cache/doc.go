@@ -1,15 +1,18 @@
 // Package cache keeps an in-memory, indexed, eventually consistent copy of
-// the cluster's objects and serves reads from it. It is built on
-// client-go's Reflector, which already handles relists after 410 Gone,
-// bookmarks and streaming lists. What it does not take from client-go is
-// the retry policy (see Guarantees) and the rest of the
-// SharedIndexInformer:
+// the cluster's objects and serves reads from it. Its informers list and
+// watch as client-go's Reflector does (the same requests and
+// resourceVersions, relists after 410 Gone, bookmarks; client-go's
+// Reflector itself runs a streaming list, InitialListStreaming). What it
+// does not take from client-go is the retry policy (see Guarantees) and
+// the rest of the SharedIndexInformer:
 //
-//   - No FIFO and no fan-out goroutines. The reflector's goroutine applies
-//     each change to the store and calls the event handlers in line,
-//     instead of queueing it in a FIFO popped by a second goroutine that
-//     hands it to a goroutine and a growing buffer per handler (three hops
-//     and about six allocations per event).
+//   - No FIFO and no fan-out goroutines. The goroutine that reads a
+//     built-in kind's watch decodes each event, applies it to the store and
+//     calls the event handlers in line, instead of handing it to the
+//     reflector's goroutine, which queues it in a FIFO popped by a third
+//     goroutine that hands it to a goroutine and a growing buffer per
+//     handler (four hops and about six allocations per event). Other
+//     kinds' watches are decoded by client-go's watch goroutine, one hop.
 //   - Its own store. Objects are kept in one compact hash table per
 //     namespace (a 64-byte group of four slots, names copied into one
 //     byte slice), rather than under a "namespace/name" string built for

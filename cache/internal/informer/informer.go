@@ -17,25 +17,28 @@ import (
 	"github.com/kubeloop/kubeloop/cache/internal/store"
 )
 
-// Informer is the informer of one kind (in one namespace, or all).
-// client-go's Reflector lists and watches, as in a SharedIndexInformer;
-// what differs is everything after it. A SharedIndexInformer queues each
-// change in a FIFO, pops it on a second goroutine, and hands it to one
-// goroutine per handler through a growing buffer: three goroutine hops and
-// about six allocations per event. Informer gives the Reflector a
-// feed instead of a FIFO: the reflector's own goroutine transforms each
-// change, applies it to the store and calls the handlers in line. The
-// handlers the controllers add only enqueue a request, so nothing waits on
-// them; a handler that blocks delays the watch, and its doc says so
-// (Informer.AddEventHandler).
+// Informer is the informer of one kind (in one namespace, or all). Its
+// reflector (reflector.go) lists and watches as client-go's Reflector
+// does; what differs is everything after the bytes are read. client-go's
+// watch decodes each event on a goroutine of its own and hands it to the
+// Reflector's, and a SharedIndexInformer queues it in a FIFO, pops it on a
+// third goroutine, and hands it to one goroutine per handler through a
+// growing buffer: four goroutine hops and about six allocations per event.
+// Informer's reflector reads a built-in kind's watch in line
+// (wire.Events) and writes into a feed instead of a FIFO: one goroutine
+// decodes each change, transforms it, applies it to the store and calls
+// the handlers. The handlers the controllers add only enqueue a request,
+// so nothing waits on them; a handler that blocks delays the watch, and
+// its doc says so (Informer.AddEventHandler). With StreamingList,
+// client-go's Reflector runs the list-watch into the same feed.
 //
 // A handler added after the store has objects first gets each of them as
 // an add with isInInitialList true. Adding it, applying a change and
 // calling the handlers all happen under one lock, so the handler sees
 // every object exactly once before its first update or delete.
 //
-// The informer runs the Reflector's list-and-watch cycles itself, with the
-// Reflector's own backoff a constant 10 ms, and paces every list and watch
+// The informer runs the list-and-watch cycles itself, with the
+// reflector's own backoff a constant 10 ms, and paces every list and watch
 // call through a backoff.Gate: the retry policy is kubeloop's (see package
 // backoff), not client-go's.
 type Informer struct {
