@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -251,6 +253,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		lat := make([]float64, 0, latency)
 		fire := make([]float64, 0, latency)
 		stopTrace := startTrace("latency." + name)
+		stopProfile := startProfile("latency." + name)
 		for k := range latency {
 			time.Sleep(2 * time.Millisecond)
 			done := rec.phase(map[int]int64{k: p.BaseRV + int64(k) + 1})
@@ -284,6 +287,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 			fire = append(fire, float64((rec.completedAt() - t).Microseconds()))
 		}
 		stopTrace()
+		stopProfile()
 		slices.Sort(lat)
 		slices.Sort(fire)
 		r.P50Micros, r.P99Micros = lat[len(lat)/2], lat[len(lat)*99/100]
@@ -309,7 +313,9 @@ func heapMiB() float64 {
 }
 
 // startProfile writes a CPU profile of a phase to
-// $KUBELOOP_E2E_CPUPROFILE.<phase>.<stack> when that variable is set.
+// $KUBELOOP_E2E_CPUPROFILE.<phase>.<stack> when that variable is set, at
+// $KUBELOOP_E2E_PROFILE_HZ samples a second if set (phases: cold, steady,
+// latency).
 func startProfile(name string) (stop func()) {
 	path := os.Getenv("KUBELOOP_E2E_CPUPROFILE")
 	if path == "" {
@@ -318,6 +324,11 @@ func startProfile(name string) (stop func()) {
 	f, err := os.Create(path + "." + name)
 	if err != nil {
 		return func() {}
+	}
+	if hz, err := strconv.Atoi(os.Getenv("KUBELOOP_E2E_PROFILE_HZ")); err == nil && hz > 0 {
+		// A finer rate for the short latency phase (pprof's default is
+		// 100 Hz); StartCPUProfile then warns that the rate is already set.
+		runtime.SetCPUProfileRate(hz)
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		f.Close()

@@ -13,14 +13,15 @@ import (
 	"github.com/kubeloop/kubeloop/cache/internal/store"
 )
 
-// feed is what the Reflector writes into: a toolscache.Queue with nothing
+// feed is what the reflector writes into (the informer's own, or
+// client-go's for a streaming list): a toolscache.Queue with nothing
 // queued. Each change is transformed, applied to the store and dispatched
 // on the caller's goroutine, as client-go's informers would once they had
 // popped it: an object already stored is an update, else an add; a
 // deletion may carry DeletedFinalStateUnknown; a relist deletes what it no
-// longer holds. The Reflector makes every call but Resync from one
+// longer holds. The reflector makes every call but Resync from one
 // goroutine; Resync comes from another, hence mu. The feed owns the store
-// and the handlers; the Informer runs the Reflector that writes into it.
+// and the handlers; the Informer runs the reflector that writes into it.
 type feed struct {
 	description string
 	store       *store.Store
