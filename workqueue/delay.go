@@ -8,7 +8,7 @@ import "time"
 
 func (q *Queue[K]) heapSet(i int, id int32) {
 	q.heap[i] = id
-	q.entries[id].heap = int32(i)
+	q.at(id).heap = int32(i)
 }
 
 func (q *Queue[K]) heapPush(id int32) {
@@ -18,10 +18,10 @@ func (q *Queue[K]) heapPush(id int32) {
 
 func (q *Queue[K]) heapUp(i int) {
 	id := q.heap[i]
-	at := q.entries[id].readyAt
+	at := q.at(id).readyAt
 	for i > 0 {
 		p := (i - 1) / 4
-		if q.entries[q.heap[p]].readyAt <= at {
+		if q.at(q.heap[p]).readyAt <= at {
 			break
 		}
 		q.heapSet(i, q.heap[p])
@@ -32,7 +32,7 @@ func (q *Queue[K]) heapUp(i int) {
 
 func (q *Queue[K]) heapDown(i int) {
 	id := q.heap[i]
-	at := q.entries[id].readyAt
+	at := q.at(id).readyAt
 	n := len(q.heap)
 	for {
 		c := 4*i + 1
@@ -41,11 +41,11 @@ func (q *Queue[K]) heapDown(i int) {
 		}
 		m := c
 		for j := c + 1; j < c+4 && j < n; j++ {
-			if q.entries[q.heap[j]].readyAt < q.entries[q.heap[m]].readyAt {
+			if q.at(q.heap[j]).readyAt < q.at(q.heap[m]).readyAt {
 				m = j
 			}
 		}
-		if q.entries[q.heap[m]].readyAt >= at {
+		if q.at(q.heap[m]).readyAt >= at {
 			break
 		}
 		q.heapSet(i, q.heap[m])
@@ -55,18 +55,18 @@ func (q *Queue[K]) heapDown(i int) {
 }
 
 func (q *Queue[K]) heapRemove(id int32) {
-	i := int(q.entries[id].heap)
+	i := int(q.at(id).heap)
 	last := len(q.heap) - 1
 	if i != last {
 		moved := q.heap[last]
 		q.heapSet(i, moved)
 		q.heap = q.heap[:last]
 		q.heapDown(i)
-		q.heapUp(int(q.entries[moved].heap))
+		q.heapUp(int(q.at(moved).heap))
 	} else {
 		q.heap = q.heap[:last]
 	}
-	q.entries[id].heap = none
+	q.at(id).heap = none
 }
 
 // arm makes sure the timer fires by the earliest deadline in the heap.
@@ -74,7 +74,7 @@ func (q *Queue[K]) arm() {
 	if len(q.heap) == 0 {
 		return
 	}
-	next := q.entries[q.heap[0]].readyAt
+	next := q.at(q.heap[0]).readyAt
 	if q.armedAt != 0 && q.armedAt <= next {
 		return
 	}
@@ -98,12 +98,12 @@ func (q *Queue[K]) fire() {
 	now := q.now()
 	for len(q.heap) > 0 {
 		id := q.heap[0]
-		at := q.entries[id].readyAt
+		at := q.at(id).readyAt
 		if at > now {
 			break
 		}
 		q.heapRemove(id)
-		q.entries[id].flags &^= fWaiting
+		q.at(id).flags &^= fWaiting
 		q.countFired()
 		q.enqueue(id, at, now)
 	}

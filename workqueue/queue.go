@@ -84,10 +84,11 @@ type waiter[K comparable] struct {
 // Queue is a de-duplicating, stingy, delaying, rate-limiting priority
 // queue of keys. See the package documentation for its guarantees.
 type Queue[K comparable] struct {
-	mu      sync.Mutex
-	index   map[K]int32
-	entries []entry[K]
-	free    int32
+	mu     sync.Mutex
+	index  map[K]int32
+	chunks [][]entry[K] // the slab of key slots, by chunks of chunkSize
+	slots  int32        // slots in the slab
+	free   int32
 
 	readySet // ready keys by priority
 	heap     []int32
@@ -250,7 +251,7 @@ func (q *Queue[K]) Get() (key K, shutdown bool) {
 		return key, true
 	case q.nready > 0:
 		id := q.popReady()
-		key = q.entries[id].key
+		key = q.at(id).key
 		q.startProcessing(id, now)
 		q.addDepth(-1)
 		q.mu.Unlock()
@@ -276,7 +277,7 @@ func (q *Queue[K]) Done(key K) {
 		q.mu.Unlock()
 		return
 	}
-	e := &q.entries[id]
+	e := q.at(id)
 	e.flags &^= fProcessing
 	q.inflight--
 	q.unlinkProcessing(id)
@@ -290,7 +291,7 @@ func (q *Queue[K]) Done(key K) {
 			q.addDepth(-1)
 		}
 	}
-	if q.entries[id].flags == 0 {
+	if q.at(id).flags == 0 {
 		q.retire(id)
 	}
 	var final func()

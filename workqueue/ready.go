@@ -93,14 +93,14 @@ func (r *readySet) freeGroup(bk *bucket, g int32) {
 
 // pushReady appends a key to the bucket of its priority.
 func (q *Queue[K]) pushReady(id int32) {
-	b := q.bucketFor(q.entries[id].prio)
+	b := q.bucketFor(q.at(id).prio)
 	bk := &q.buckets[b]
-	e := &q.entries[id]
+	e := q.at(id)
 	e.flags |= fReady
 	e.bucket = b
 	e.prev, e.next = bk.tail, none
 	if bk.tail != none {
-		q.entries[bk.tail].next = id
+		q.at(bk.tail).next = id
 	} else {
 		bk.head = id
 	}
@@ -117,7 +117,7 @@ func (q *Queue[K]) pushReady(id int32) {
 
 // pushGroup appends a ready key to its fairness group in bk.
 func (q *Queue[K]) pushGroup(bk *bucket, id int32) {
-	e := &q.entries[id]
+	e := q.at(id)
 	name := q.fairKey(e.key)
 	g, ok := bk.groups[name]
 	if !ok {
@@ -139,7 +139,7 @@ func (q *Queue[K]) pushGroup(bk *bucket, id int32) {
 	e.group = g
 	e.tprev, e.tnext = gr.tail, none
 	if gr.tail != none {
-		q.entries[gr.tail].tnext = id
+		q.at(gr.tail).tnext = id
 	} else {
 		gr.head = id
 	}
@@ -149,27 +149,27 @@ func (q *Queue[K]) pushGroup(bk *bucket, id int32) {
 
 // unlinkReady removes a ready key from its bucket and group.
 func (q *Queue[K]) unlinkReady(id int32) {
-	e := &q.entries[id]
+	e := q.at(id)
 	bk := &q.buckets[e.bucket]
 	if e.prev != none {
-		q.entries[e.prev].next = e.next
+		q.at(e.prev).next = e.next
 	} else {
 		bk.head = e.next
 	}
 	if e.next != none {
-		q.entries[e.next].prev = e.prev
+		q.at(e.next).prev = e.prev
 	} else {
 		bk.tail = e.prev
 	}
 	if e.group != none {
 		gr := &q.groups[e.group]
 		if e.tprev != none {
-			q.entries[e.tprev].tnext = e.tnext
+			q.at(e.tprev).tnext = e.tnext
 		} else {
 			gr.head = e.tnext
 		}
 		if e.tnext != none {
-			q.entries[e.tnext].tprev = e.tprev
+			q.at(e.tnext).tprev = e.tprev
 		} else {
 			gr.tail = e.tprev
 		}
@@ -205,8 +205,8 @@ func (q *Queue[K]) popReady() int32 {
 			if bk.n == 0 {
 				continue
 			}
-			at := q.entries[bk.head].enqueued
-			if at <= limit && at < q.entries[oldest].enqueued {
+			at := q.at(bk.head).enqueued
+			if at <= limit && at < q.at(oldest).enqueued {
 				oldest = bk.head
 			}
 		}

@@ -12,10 +12,10 @@ import (
 func checkIdle(t *testing.T, q *Queue[string]) {
 	t.Helper()
 	n, prev := 0, none
-	for id := q.idleHead; id != none; id = q.entries[id].next {
-		require.Equal(t, fIdle, q.entries[id].flags)
-		require.Equal(t, prev, q.entries[id].prev)
-		require.Equal(t, id, q.index[q.entries[id].key], "a retired key stays indexed")
+	for id := q.idleHead; id != none; id = q.at(id).next {
+		require.Equal(t, fIdle, q.at(id).flags)
+		require.Equal(t, prev, q.at(id).prev)
+		require.Equal(t, id, q.index[q.at(id).key], "a retired key stays indexed")
 		prev = id
 		n++
 	}
@@ -144,4 +144,38 @@ func TestShutDownWithIdle(t *testing.T) {
 	q.mu.Lock()
 	assert.Empty(t, q.index)
 	q.mu.Unlock()
+}
+
+// TestSlabGrowsByChunks: a small queue holds a small first chunk; past
+// the first chunk, slots never move as the slab grows.
+func TestSlabGrowsByChunks(t *testing.T) {
+	q := New(Options[string]{})
+	defer q.ShutDown()
+	add := func(from, to int) {
+		for i := from; i < to; i++ {
+			q.Add(fmt.Sprint("k", i))
+		}
+	}
+	add(0, 10)
+	q.mu.Lock()
+	assert.Less(t, cap(q.chunks[0]), chunkSize)
+	q.mu.Unlock()
+	add(10, chunkSize)
+	q.mu.Lock()
+	first := q.at(0)
+	q.mu.Unlock()
+	const n = 3*chunkSize + 5
+	add(chunkSize, n)
+	q.mu.Lock()
+	assert.EqualValues(t, n, q.slots)
+	assert.Len(t, q.chunks, 4)
+	assert.Same(t, first, q.at(0), "no slot moved")
+	assert.Equal(t, "k0", first.key)
+	assert.Same(t, q.at(chunkSize), &q.chunks[1][0])
+	q.mu.Unlock()
+	for i := range n {
+		k, _ := q.Get()
+		require.Equal(t, fmt.Sprint("k", i), k)
+		q.Done(k)
+	}
 }

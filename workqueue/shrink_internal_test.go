@@ -28,7 +28,7 @@ func TestShrinkOnceEmpty(t *testing.T) {
 	held, _ := q.Get()
 	drainAll(q)
 	q.mu.Lock()
-	assert.Len(t, q.entries, n, "not shrunk while a key is in flight")
+	assert.EqualValues(t, n, q.slots, "not shrunk while a key is in flight")
 	q.mu.Unlock()
 	q.Add(held) // dirty: ready again at Done
 	q.Done(held)
@@ -36,7 +36,8 @@ func TestShrinkOnceEmpty(t *testing.T) {
 	require.Equal(t, held, k)
 	q.Done(k)
 	q.mu.Lock()
-	assert.Empty(t, q.entries, "empty: the slab is let go")
+	assert.Zero(t, q.slots, "empty: the slab is let go")
+	assert.Empty(t, q.chunks)
 	assert.Empty(t, q.index)
 	q.mu.Unlock()
 
@@ -67,7 +68,7 @@ func TestNoShrinkBelowThreshold(t *testing.T) {
 	drainAll(q)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	assert.Len(t, q.entries, 10, "a small queue keeps its slab: no allocation per cycle")
+	assert.EqualValues(t, 10, q.slots, "a small queue keeps its slab: no allocation per cycle")
 }
 
 // BenchmarkAfterBacklog is Add, Get and Done of one key at a time in a

@@ -55,8 +55,8 @@ func (q *Queue[K]) shutdownLocked() {
 	}
 	// Drop every pending key; keep only the keys in flight.
 	q.dropIdle()
-	for id := range q.entries {
-		e := &q.entries[id]
+	for id := range q.slots {
+		e := q.at(id)
 		if e.flags&(fReady|fDirty) != 0 {
 			q.addDepth(-1)
 		}
@@ -65,7 +65,7 @@ func (q *Queue[K]) shutdownLocked() {
 		}
 		e.flags &= fProcessing
 		if e.flags == 0 {
-			q.release(int32(id))
+			q.release(id)
 		}
 	}
 	q.readySet.reset()
