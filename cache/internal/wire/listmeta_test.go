@@ -159,3 +159,25 @@ func BenchmarkListDecode(b *testing.B) {
 		})
 	}
 }
+
+// TestItemsCap: the slice of items of a list of like-sized items is made
+// once, and a small first item does not make it larger than one slot per
+// minItemBytes.
+func TestItemsCap(t *testing.T) {
+	codecs := serializer.NewCodecFactory(clientgoscheme.Scheme)
+	gvk := corev1.SchemeGroupVersion.WithKind("ConfigMapList")
+	newList := func() (runtime.Object, error) { return clientgoscheme.Scheme.New(gvk) }
+	list := &corev1.ConfigMapList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMapList"}}
+	for i := range 500 {
+		list.Items = append(list.Items, *benchCM(i))
+	}
+	d := NewListDecoder(clientgoscheme.Scheme, gvk, true, codecs.UniversalDeserializer())
+	out, err := d.decode(bytes.NewReader(encodeList(t, list)), newList)
+	require.NoError(t, err)
+	items := out.(*metav1.List).Items
+	require.Len(t, items, 500)
+	assert.LessOrEqual(t, cap(items), 505, "made once, about the right size")
+
+	assert.Equal(t, 1000/(minItemBytes+3)+1, itemsCap(1000, 10))
+	assert.Equal(t, 1000/503+1, itemsCap(1000, 500))
+}

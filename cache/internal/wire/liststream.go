@@ -135,7 +135,7 @@ func (d *ListDecoder) decode(body io.Reader, newList func() (runtime.Object, err
 
 // items decodes the n bytes of a list message into out.
 func (d *ListDecoder) items(r *protoStream, n uint64, out *metav1.List) error {
-	end := r.read + n
+	start, end := r.read, r.read+n
 	var buf, scratch []byte
 	cutter := metaCutter{strip: d.strip}
 	for r.read < end {
@@ -192,6 +192,9 @@ func (d *ListDecoder) items(r *protoStream, n uint64, out *metav1.List) error {
 					return err
 				}
 			}
+			if out.Items == nil {
+				out.Items = make([]runtime.RawExtension, 0, itemsCap(end-start, l))
+			}
 			out.Items = append(out.Items, runtime.RawExtension{Object: obj.(runtime.Object)})
 		default:
 			if err := r.skip(l); err != nil {
@@ -200,6 +203,18 @@ func (d *ListDecoder) items(r *protoStream, n uint64, out *metav1.List) error {
 		}
 	}
 	return nil
+}
+
+// minItemBytes bounds itemsCap's guess from below: a smaller first item
+// does not make the slice larger than one slot per minItemBytes of list.
+const minItemBytes = 256
+
+// itemsCap guesses the number of items of a list message of n bytes whose
+// first item has l bytes, so that the slice of items is made once: grown
+// by append (by a quarter at a time when large), the slice of a 100k-item
+// list was copied about 5 times its size (BenchmarkListDecode).
+func itemsCap(n, l uint64) int {
+	return int(n/(max(l, minItemBytes)+3)) + 1 // +3: the item's tag and length
 }
 
 func unexpectedEOF(err error) error {
