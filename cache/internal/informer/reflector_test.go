@@ -284,6 +284,8 @@ func (w *inlineWatch) Next() (watch.Event, bool) {
 	}
 }
 
+func (w *inlineWatch) Drained() bool { return len(w.events) == 0 }
+
 func (w *inlineWatch) Stop() { w.stopOnce.Do(func() { close(w.stopped) }) }
 
 func (w *inlineWatch) ResultChan() <-chan watch.Event {

@@ -104,6 +104,11 @@ func (e *Events) next() (watch.Event, error) {
 	return watch.Event{Type: typ, Object: obj}, nil
 }
 
+// Drained reports whether every byte read from the connection so far has
+// been decoded, so that the next Next will wait for the server. For a JSON
+// stream, whose decoder reads ahead, it may report true early.
+func (e *Events) Drained() bool { return e.br == nil || e.br.Buffered() == 0 }
+
 // choose picks the decoder by the body's first byte: a JSON watch stream
 // starts with an object, a protobuf one with a frame's length, whose
 // first byte is 0 for every frame under 16 MiB.

@@ -93,9 +93,13 @@ func TestEventsDecodesBothStreams(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := NewEvents(io.NopCloser(bytes.NewReader(stream)), testWatchSerializer())
+			assert.True(t, e.Drained(), "nothing read yet")
 			for i, ev := range evs {
 				got, ok := e.Next()
 				require.True(t, ok, "event %d", i)
+				if name == "protobuf" { // JSON's decoder reads ahead on its own
+					assert.Equal(t, i == len(evs)-1, e.Drained(), "event %d: drained only after the last", i)
+				}
 				want := wantEvent(ev)
 				if name == "json" { // the stock JSON decoder: managedFields kept
 					want.Object = ev.Object.DeepCopyObject()
