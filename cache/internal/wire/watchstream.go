@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -49,17 +50,38 @@ var _ watch.Interface = (*Events)(nil)
 // ns (the client's negotiated serializer, whose protobuf or JSON entry is
 // chosen by what the server sent). Like rest.Request.Watch, it is not
 // rate limited, and a request that ends without an answer (a probable EOF
-// or a timeout) returns a watch that has already ended.
+// or a timeout) is sent again after a second, up to watchRetries times,
+// then returns a watch that has already ended.
 func Watch(ctx context.Context, req *rest.Request, ns runtime.NegotiatedSerializer) (*Events, error) {
-	body, err := req.Throttle(nil).Stream(ctx)
-	if err != nil {
-		if utilnet.IsProbableEOF(err) || utilnet.IsTimeout(err) {
+	req = req.Throttle(nil)
+	for attempt := 1; ; attempt++ {
+		body, err := req.Stream(ctx)
+		if err == nil {
+			return NewEvents(body, ns), nil
+		}
+		if !utilnet.IsProbableEOF(err) && !utilnet.IsTimeout(err) {
+			return nil, err
+		}
+		if attempt > watchRetries {
 			return NewEvents(nil, ns), nil
 		}
-		return nil, err
+		t := time.NewTimer(watchRetryWait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("%w (after %v)", ctx.Err(), err)
+		case <-t.C:
+		}
 	}
-	return NewEvents(body, ns), nil
 }
+
+// rest.Request.Watch's retries of a request that got no answer: a
+// connection cut or refused at the proxy in front of the API server
+// heals within a retry, without the relist an ended watch leads to.
+const (
+	watchRetries   = 10
+	watchRetryWait = time.Second
+)
 
 // NewEvents returns the events of a watch response body (nil: none).
 func NewEvents(body io.ReadCloser, ns runtime.NegotiatedSerializer) *Events {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -203,6 +204,8 @@ func TestEventsResultChan(t *testing.T) {
 // ended watch when the server answers nothing.
 func TestWatchOverHTTP(t *testing.T) {
 	evs := watchEvents()[:2]
+	var noAnswer atomic.Int32
+	var refuse atomic.Bool
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/v1/namespaces/ns/configmaps", func(w http.ResponseWriter, r *http.Request) {
 		assert.Equal(t, "true", r.URL.Query().Get("watch"))
@@ -217,11 +220,16 @@ func TestWatchOverHTTP(t *testing.T) {
 			st.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Status"}
 			_ = json.NewEncoder(w).Encode(&st)
 		case "3":
-			hj, ok := w.(http.Hijacker)
-			require.True(t, ok)
-			conn, _, err := hj.Hijack()
-			require.NoError(t, err)
-			_ = conn.Close() // no answer at all
+			if n := noAnswer.Add(1); n == 1 || refuse.Load() {
+				hj, ok := w.(http.Hijacker)
+				require.True(t, ok)
+				conn, _, err := hj.Hijack()
+				require.NoError(t, err)
+				_ = conn.Close() // no answer at all
+				return
+			}
+			w.Header().Set("Content-Type", "application/vnd.kubernetes.protobuf;stream=watch")
+			_, _ = w.Write(protoWatchStream(t, evs...))
 		}
 	})
 	srv := httptest.NewServer(mux)
@@ -251,7 +259,19 @@ func TestWatchOverHTTP(t *testing.T) {
 	assert.True(t, apierrors.IsResourceExpired(err), "%v", err)
 
 	e, err = Watch(context.Background(), req("3"), ns)
-	require.NoError(t, err, "no answer: an ended watch, as client-go's")
-	_, ok = e.Next()
-	assert.False(t, ok)
+	require.NoError(t, err, "no answer: sent again, as client-go's watch does")
+	assert.GreaterOrEqual(t, noAnswer.Load(), int32(2))
+	got, ok := e.Next()
+	require.True(t, ok)
+	assert.Equal(t, wantEvent(evs[0]), got)
+	e.Stop()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	refuse.Store(true) // no answer for longer than the test waits
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		cancel()
+	}()
+	_, err = Watch(ctx, req("3"), ns)
+	assert.ErrorIs(t, err, context.Canceled, "the retries end with the context")
 }
