@@ -35,6 +35,8 @@ type result struct {
 	SteadyCPUMicrosPerEvent     float64
 	EventsPerSecond             float64
 	SteadyReconciles            int64
+	SteadyAllocsPerEvent        float64 // heap allocations of the whole process
+	SteadyBytesPerEvent         float64
 	P50Micros, P99Micros        float64 // from the server's sending of the event
 	FireP50Micros               float64 // from the trigger request, which the server answers
 	PingMicros                  float64
@@ -66,6 +68,8 @@ func BenchmarkE2E(b *testing.B) {
 			b.ReportMetric(avg(func(r result) float64 { return r.HeapMiB }), "heap-MiB")
 			b.ReportMetric(avg(func(r result) float64 { return r.SteadyCPUMicrosPerEvent }), "cpu-us/event")
 			b.ReportMetric(avg(func(r result) float64 { return r.EventsPerSecond }), "events/s")
+			b.ReportMetric(avg(func(r result) float64 { return r.SteadyAllocsPerEvent }), "allocs/event")
+			b.ReportMetric(avg(func(r result) float64 { return r.SteadyBytesPerEvent }), "B/event")
 			b.ReportMetric(avg(func(r result) float64 { return r.P50Micros }), "p50-us")
 			b.ReportMetric(avg(func(r result) float64 { return r.P99Micros }), "p99-us")
 			b.ReportMetric(avg(func(r result) float64 { return r.FireP50Micros }), "fire-p50-us")
@@ -225,6 +229,8 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		done := rec.phase(goals)
 		time.Sleep(200 * time.Millisecond) // let the heap settle after GC
 		rec.reconciles.Store(0)
+		var ms0, ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms0)
 		stopProfile := startProfile("steady." + name)
 		cpu0, t0 := stacks.CPUSeconds(), time.Now()
 		if _, err := srv.Fire(events); err != nil {
@@ -242,6 +248,9 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		r.SteadyCPUMicrosPerEvent = (stacks.CPUSeconds() - cpu0) * 1e6 / float64(events)
 		r.EventsPerSecond = float64(events) / secs
 		r.SteadyReconciles = rec.reconciles.Load()
+		runtime.ReadMemStats(&ms1)
+		r.SteadyAllocsPerEvent = float64(ms1.Mallocs-ms0.Mallocs) / float64(events)
+		r.SteadyBytesPerEvent = float64(ms1.TotalAlloc-ms0.TotalAlloc) / float64(events)
 	}
 
 	// Latency.
