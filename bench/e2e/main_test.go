@@ -7,7 +7,8 @@
 //   - steady state: -events MODIFIED events (100k) over -event-objects
 //     ConfigMaps (10k), pushed as fast as the server can write: client CPU
 //     per event and events per second until every object reached its last
-//     version;
+//     version, and the process's heap allocations per event (allocs/event,
+//     B/event: runtime.MemStats over the phase);
 //   - latency: -latency single events (1,000), 2 ms apart, from the fake
 //     server's sending of the watch event to the moment the reconcile that
 //     sees the new version completes (p50, p99). Both ends are read on
