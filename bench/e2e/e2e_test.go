@@ -230,6 +230,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		time.Sleep(200 * time.Millisecond) // let the heap settle after GC
 		rec.reconciles.Store(0)
 		var ms0, ms1 runtime.MemStats
+		writeAllocProfile("steady-start." + name) // the base of a diff: pprof -diff_base
 		runtime.ReadMemStats(&ms0)
 		stopProfile := startProfile("steady." + name)
 		cpu0, t0 := stacks.CPUSeconds(), time.Now()
@@ -249,6 +250,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		r.EventsPerSecond = float64(events) / secs
 		r.SteadyReconciles = rec.reconciles.Load()
 		runtime.ReadMemStats(&ms1)
+		writeAllocProfile("steady." + name)
 		r.SteadyAllocsPerEvent = float64(ms1.Mallocs-ms0.Mallocs) / float64(events)
 		r.SteadyBytesPerEvent = float64(ms1.TotalAlloc-ms0.TotalAlloc) / float64(events)
 	}
@@ -344,6 +346,22 @@ func startProfile(name string) (stop func()) {
 		return func() {}
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }
+}
+
+// writeAllocProfile writes the allocations so far (pprof's allocs
+// profile: alloc_space and alloc_objects since the process started) to
+// $KUBELOOP_E2E_MEMPROFILE.<name> when that variable is set.
+func writeAllocProfile(name string) {
+	path := os.Getenv("KUBELOOP_E2E_MEMPROFILE")
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path + "." + name)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_ = pprof.Lookup("allocs").WriteTo(f, 0)
 }
 
 // startTrace writes an execution trace of a phase to

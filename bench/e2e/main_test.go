@@ -28,6 +28,12 @@
 // copies; client-go: the lister) and do nothing else.
 //
 //	GOMAXPROCS=2 go test -run '^$' -bench BenchmarkE2E -benchtime 1x -count 5
+//
+// Profiles of the child: KUBELOOP_E2E_CPUPROFILE=<prefix> (CPU, per phase;
+// KUBELOOP_E2E_PROFILE_HZ sets the rate), KUBELOOP_E2E_MEMPROFILE=<prefix>
+// (allocations at the start and end of the steady phase, for
+// pprof -diff_base), KUBELOOP_E2E_TRACE=<prefix> (execution trace of the
+// latency phase).
 package e2e_bench
 
 import (
