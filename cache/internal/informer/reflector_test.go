@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	toolscache "k8s.io/client-go/tools/cache"
 )
 
 // scriptedLW answers each list and watch call with the next answer of its
@@ -102,11 +103,20 @@ func failing(err error) func(metav1.ListOptions) (watch.Interface, error) {
 }
 
 // runInformer runs an informer over lw in the bubble until the returned
-// stop is called.
+// stop is called, with a recordingHandler.
 func runInformer(t *testing.T, lw *scriptedLW) (*Informer, *recordingHandler, func()) {
 	t.Helper()
-	inf := New(lw, &corev1.ConfigMap{}, Options{Description: "v1 ConfigMap", OnWatchErr: func(context.Context, error) {}})
 	h := newRecordingHandler()
+	inf, stop := runWith(t, lw, Options{OnWatchErr: func(context.Context, error) {}}, h)
+	return inf, h, stop
+}
+
+// runWith runs an informer over lw with o and handler h until the
+// returned stop is called.
+func runWith(t *testing.T, lw *scriptedLW, o Options, h toolscache.ResourceEventHandler) (*Informer, func()) {
+	t.Helper()
+	o.Description = "v1 ConfigMap"
+	inf := New(lw, &corev1.ConfigMap{}, o)
 	_, err := inf.AddEventHandler(h)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -115,7 +125,7 @@ func runInformer(t *testing.T, lw *scriptedLW) (*Informer, *recordingHandler, fu
 		defer close(done)
 		inf.RunWithContext(ctx)
 	}()
-	return inf, h, func() { cancel(); <-done }
+	return inf, func() { cancel(); <-done }
 }
 
 func expiredErr() error {
@@ -240,17 +250,12 @@ func TestReflectorWatchErrors(t *testing.T) {
 		}
 		var mu sync.Mutex
 		var reported []error
-		inf := New(lw, &corev1.ConfigMap{}, Options{Description: "v1 ConfigMap", OnWatchErr: func(_ context.Context, err error) {
+		_, stop := runWith(t, lw, Options{OnWatchErr: func(_ context.Context, err error) {
 			mu.Lock()
 			defer mu.Unlock()
 			reported = append(reported, err)
-		}})
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			inf.RunWithContext(ctx)
-		}()
+		}}, newRecordingHandler())
+		defer stop()
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		calls, _ := lw.record()
@@ -259,8 +264,6 @@ func TestReflectorWatchErrors(t *testing.T) {
 		require.Len(t, reported, 1)
 		assert.True(t, apierrors.IsForbidden(reported[0]), "%v", reported[0])
 		mu.Unlock()
-		cancel()
-		<-done
 	})
 }
 
@@ -325,20 +328,11 @@ func TestReflectorReadsInlineWatchesInLine(t *testing.T) {
 func TestReflectorResyncs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		lw := &scriptedLW{lists: []func(metav1.ListOptions) (runtime.Object, error){listOf("10", cmAt("a", "5"))}}
-		inf := New(lw, &corev1.ConfigMap{}, Options{Description: "v1 ConfigMap", Resync: time.Minute})
 		log := &eventLog{}
-		_, err := inf.AddEventHandler(log)
-		require.NoError(t, err)
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			inf.RunWithContext(ctx)
-		}()
+		_, stop := runWith(t, lw, Options{Resync: time.Minute}, log)
 		time.Sleep(150 * time.Second)
 		synctest.Wait()
-		cancel()
-		<-done
+		stop()
 		assert.Equal(t, []string{"add a rv=5 initial=true", "update a rv=5->5", "update a rv=5->5"}, log.take())
 	})
 }
