@@ -2,11 +2,20 @@ package workqueue
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// withLock runs f holding q's lock, and lets go of it even when f fails
+// the test (a deferred ShutDown takes the lock).
+func withLock[K comparable](q *Queue[K], f func()) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	f()
+}
 
 // checkIdle checks the idle list against the idle count and the flags.
 func checkIdle(t *testing.T, q *Queue[string]) {
@@ -32,29 +41,29 @@ func TestRetiredKeysStayIndexedUntilNeeded(t *testing.T) {
 		k, _ := q.Get()
 		q.Done(k)
 	}
-	q.mu.Lock()
-	assert.Equal(t, 60, q.idle)
-	assert.Len(t, q.index, 100, "Done deleted nothing")
-	checkIdle(t, q)
-	q.mu.Unlock()
+	withLock(q, func() {
+		assert.Equal(t, 60, q.idle)
+		assert.Len(t, q.index, 100, "Done deleted nothing")
+		checkIdle(t, q)
+	})
 
 	q.Done("k3") // retired: a no-op
 	assert.Equal(t, 40, q.Len())
 	q.Add("k3") // revived
 	q.Add("k3")
 	assert.Equal(t, 41, q.Len())
-	q.mu.Lock()
-	assert.Equal(t, 59, q.idle)
-	checkIdle(t, q)
-	q.mu.Unlock()
+	withLock(q, func() {
+		assert.Equal(t, 59, q.idle)
+		checkIdle(t, q)
+	})
 
 	// A new key, with over a quarter of the index idle, drops the idle.
 	q.Add("new")
-	q.mu.Lock()
-	assert.Zero(t, q.idle)
-	assert.Len(t, q.index, 42)
-	checkIdle(t, q)
-	q.mu.Unlock()
+	withLock(q, func() {
+		assert.Zero(t, q.idle)
+		assert.Len(t, q.index, 42)
+		checkIdle(t, q)
+	})
 
 	var got []string
 	for q.Len() > 0 {
@@ -64,10 +73,10 @@ func TestRetiredKeysStayIndexedUntilNeeded(t *testing.T) {
 	}
 	assert.Len(t, got, 42)
 	assert.Equal(t, []string{"k3", "new"}, got[40:], "revived keys queue as new ones")
-	q.mu.Lock()
-	assert.Zero(t, q.idle, "empty: nothing left idle")
-	assert.Empty(t, q.index)
-	q.mu.Unlock()
+	withLock(q, func() {
+		assert.Zero(t, q.idle, "empty: nothing left idle")
+		assert.Empty(t, q.index)
+	})
 }
 
 // TestDoneBeyondScan finishes more keys in flight than Done compares, in
@@ -94,12 +103,12 @@ func TestDoneBeyondScan(t *testing.T) {
 		q.Add(held[i]) // dirty
 		q.Done(held[i])
 	}
-	q.mu.Lock()
-	assert.Equal(t, 0, q.inflight)
-	assert.Equal(t, none, q.procHead)
-	assert.Equal(t, n/2, q.idle)
-	checkIdle(t, q)
-	q.mu.Unlock()
+	withLock(q, func() {
+		assert.Equal(t, 0, q.inflight)
+		assert.Equal(t, none, q.procHead)
+		assert.Equal(t, n/2, q.idle)
+		checkIdle(t, q)
+	})
 	assert.Equal(t, 1+n/2, q.Len(), "the keys added while in flight are ready again")
 }
 
@@ -116,13 +125,13 @@ func TestIdleIsBounded(t *testing.T) {
 		q.Add(fmt.Sprint("k", i))
 		k, _ := q.Get()
 		q.Done(k)
-		q.mu.Lock()
-		require.LessOrEqual(t, len(q.index), (4*live)/3+2, "after %d", i)
-		q.mu.Unlock()
+		withLock(q, func() {
+			require.LessOrEqual(t, len(q.index), (4*live)/3+2, "after %d", i)
+		})
 	}
-	q.mu.Lock()
-	checkIdle(t, q)
-	q.mu.Unlock()
+	withLock(q, func() {
+		checkIdle(t, q)
+	})
 }
 
 // TestShutDownWithIdle: shutting down forgets retired keys and keeps the
@@ -136,14 +145,14 @@ func TestShutDownWithIdle(t *testing.T) {
 	q.Done(a)
 	b, _ := q.Get()
 	q.ShutDown()
-	q.mu.Lock()
-	assert.Zero(t, q.idle)
-	assert.Equal(t, map[string]int32{b: q.index[b]}, q.index)
-	q.mu.Unlock()
+	withLock(q, func() {
+		assert.Zero(t, q.idle)
+		assert.Equal(t, map[string]int32{b: q.index[b]}, q.index)
+	})
 	q.Done(b)
-	q.mu.Lock()
-	assert.Empty(t, q.index)
-	q.mu.Unlock()
+	withLock(q, func() {
+		assert.Empty(t, q.index)
+	})
 }
 
 // TestSlabGrowsByChunks: a small queue holds a small first chunk; past
@@ -157,25 +166,105 @@ func TestSlabGrowsByChunks(t *testing.T) {
 		}
 	}
 	add(0, 10)
-	q.mu.Lock()
-	assert.Less(t, cap(q.chunks[0]), chunkSize)
-	q.mu.Unlock()
+	withLock(q, func() {
+		assert.Less(t, cap(q.chunks[0]), chunkSize)
+	})
 	add(10, chunkSize)
-	q.mu.Lock()
-	first := q.at(0)
-	q.mu.Unlock()
+	var first *entry[string]
+	withLock(q, func() { first = q.at(0) })
 	const n = 3*chunkSize + 5
 	add(chunkSize, n)
-	q.mu.Lock()
-	assert.EqualValues(t, n, q.slots)
-	assert.Len(t, q.chunks, 4)
-	assert.Same(t, first, q.at(0), "no slot moved")
-	assert.Equal(t, "k0", first.key)
-	assert.Same(t, q.at(chunkSize), &q.chunks[1][0])
-	q.mu.Unlock()
+	withLock(q, func() {
+		assert.EqualValues(t, n, q.slots)
+		assert.Len(t, q.chunks, 4)
+		assert.Same(t, first, q.at(0), "no slot moved")
+		assert.Equal(t, "k0", first.key)
+		assert.Same(t, q.at(chunkSize), &q.chunks[1][0])
+	})
 	for i := range n {
 		k, _ := q.Get()
 		require.Equal(t, fmt.Sprint("k", i), k)
 		q.Done(k)
+	}
+}
+
+// TestRetireAgainstModel runs random Adds, Gets and Dones over a small
+// key space and over one large enough to shrink, checks the queue against
+// a model of pending and in-flight keys after every step (and the idle
+// list now and then), then drains it.
+func TestRetireAgainstModel(t *testing.T) {
+	for _, keys := range []int{20, 3 * shrinkAbove} {
+		t.Run(fmt.Sprint("keys=", keys), func(t *testing.T) {
+			q := New(Options[string]{Metrics: nopProvider{}})
+			defer q.ShutDown()
+			r := rand.New(rand.NewPCG(uint64(keys), 21))
+			pending := map[string]bool{}  // ready, or dirty (added while in flight)
+			inFlight := map[string]bool{} // handed out, not Done
+			var flying []string
+			ready, live := 0, 0 // pending and not in flight; pending or in flight
+			get := func() {
+				k, _ := q.Get()
+				require.True(t, pending[k], "%s was not pending", k)
+				require.False(t, inFlight[k], "%s handed out twice", k)
+				delete(pending, k)
+				inFlight[k] = true
+				flying = append(flying, k)
+				ready--
+			}
+			done := func(i int) {
+				k := flying[i]
+				flying = append(flying[:i], flying[i+1:]...)
+				delete(inFlight, k)
+				q.Done(k)
+				if pending[k] {
+					ready++
+				} else {
+					live--
+				}
+			}
+			check := func(step int) {
+				require.Equal(t, ready, q.Len(), "step %d", step)
+				q.mu.Lock()
+				defer q.mu.Unlock()
+				require.Equal(t, len(inFlight), q.inflight, "step %d", step)
+				require.Equal(t, live+q.idle, len(q.index), "step %d", step)
+				if keys < 100 || step%97 == 0 {
+					checkIdle(t, q)
+				}
+			}
+			for step := range max(4*keys, 5000) {
+				switch op := r.IntN(10); {
+				case op < 5:
+					k := fmt.Sprint("k", r.IntN(keys))
+					q.Add(k)
+					if !pending[k] {
+						pending[k] = true
+						if !inFlight[k] {
+							ready++
+							live++
+						}
+					}
+				case op < 8 && ready > 0:
+					get()
+				case len(flying) > 0:
+					done(r.IntN(len(flying)))
+				}
+				check(step)
+			}
+			for len(flying) > 0 || ready > 0 {
+				if ready > 0 {
+					get()
+				}
+				done(0)
+			}
+			check(-1)
+			withLock(q, func() {
+				assert.Empty(t, q.index)
+				assert.Zero(t, q.idle)
+				if keys > shrinkAbove {
+					assert.Zero(t, q.slots, "shrunk once empty")
+				}
+			})
+		})
 	}
 }
