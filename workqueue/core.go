@@ -219,9 +219,14 @@ func (q *Queue[K]) alloc(key K) int32 {
 		}
 		q.slots++
 	}
-	*q.at(id) = entry[K]{key: key, prev: none, next: none, tprev: none, tnext: none, heap: none, bucket: none, group: none}
+	*q.at(id) = fresh(key)
 	q.index[key] = id
 	return id
+}
+
+// fresh returns the state of a key just added: linked into nothing.
+func fresh[K comparable](key K) entry[K] {
+	return entry[K]{key: key, prev: none, next: none, tprev: none, tnext: none, heap: none, bucket: none, group: none}
 }
 
 // retire sets aside the state of a key that Done left neither pending nor
@@ -262,7 +267,7 @@ func (q *Queue[K]) revive(id int32, key K) {
 		q.at(e.next).prev = e.prev
 	}
 	q.idle--
-	*q.at(id) = entry[K]{key: key, prev: none, next: none, tprev: none, tnext: none, heap: none, bucket: none, group: none}
+	*q.at(id) = fresh(key)
 }
 
 // dropIdle releases every retired key.
