@@ -207,6 +207,20 @@ func (w *watchQueue) AddWithOpts(opts workqueue.AddOpts, reqs ...reconcile.Reque
 	}
 }
 
+// Expect passes an announcement of n keys on to the queue
+// (workqueue.Queue.Expect) unless the watch was removed.
+func (w *watchQueue) Expect(n int) {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if e, ok := w.q.(expecter); ok && !w.closed {
+		e.Expect(n)
+	}
+}
+
+// expecter is a queue that can be told how many keys are about to come
+// (workqueue.Queue).
+type expecter interface{ Expect(n int) }
+
 func (w *watchQueue) close() {
 	w.mu.Lock()
 	w.closed = true

@@ -17,23 +17,30 @@ func BenchmarkBurstDrain(b *testing.B) {
 	for i := range keys {
 		keys[i] = nsName{fmt.Sprint("namespace-", i%100), fmt.Sprint("config-", i)}
 	}
-	var add, drain time.Duration
-	for b.Loop() {
-		q := New(Options[nsName]{Metrics: nopProvider{}})
-		t0 := time.Now()
-		for _, k := range keys {
-			q.AddWithOpts(AddOpts{Priority: LowPriority}, k)
-		}
-		t1 := time.Now()
-		for range keys {
-			k, _ := q.Get()
-			q.Done(k)
-		}
-		drain += time.Since(t1)
-		add += t1.Sub(t0)
-		q.ShutDown()
+	for _, expect := range []bool{false, true} {
+		b.Run(fmt.Sprintf("expect=%v", expect), func(b *testing.B) {
+			var add, drain time.Duration
+			for b.Loop() {
+				q := New(Options[nsName]{Metrics: nopProvider{}})
+				t0 := time.Now()
+				if expect {
+					q.Expect(len(keys))
+				}
+				for _, k := range keys {
+					q.AddWithOpts(AddOpts{Priority: LowPriority}, k)
+				}
+				t1 := time.Now()
+				for range keys {
+					k, _ := q.Get()
+					q.Done(k)
+				}
+				drain += time.Since(t1)
+				add += t1.Sub(t0)
+				q.ShutDown()
+			}
+			n := float64(b.N * len(keys))
+			b.ReportMetric(float64(add.Nanoseconds())/n, "add-ns/key")
+			b.ReportMetric(float64(drain.Nanoseconds())/n, "drain-ns/key")
+		})
 	}
-	n := float64(b.N * len(keys))
-	b.ReportMetric(float64(add.Nanoseconds())/n, "add-ns/key")
-	b.ReportMetric(float64(drain.Nanoseconds())/n, "drain-ns/key")
 }

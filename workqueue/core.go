@@ -1,6 +1,7 @@
 package workqueue
 
 import (
+	"maps"
 	"math/bits"
 	"time"
 )
@@ -220,8 +221,25 @@ func (q *Queue[K]) alloc(key K) int32 {
 		q.slots++
 	}
 	*q.at(id) = fresh(key)
+	if q.expected > 0 && len(q.index) >= expectAt {
+		q.growIndex()
+	}
 	q.index[key] = id
 	return id
+}
+
+// expectAt is the number of keys from which an announcement (Expect)
+// makes room in the index for every announced key.
+const expectAt = 4096
+
+// growIndex makes room in the index for the keys Expect announced.
+func (q *Queue[K]) growIndex() {
+	if q.expected > len(q.index) {
+		index := make(map[K]int32, q.expected)
+		maps.Copy(index, q.index)
+		q.index = index
+	}
+	q.expected = 0
 }
 
 // fresh returns the state of a key just added: linked into nothing.

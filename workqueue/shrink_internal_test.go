@@ -98,3 +98,41 @@ type nopProvider struct{}
 
 func (nopProvider) HistogramBuckets() []float64               { return []float64{0.001, 0.01, 0.1, 1} }
 func (nopProvider) RegisterQueue(string, func(*Stats)) func() { return func() {} }
+
+// TestExpectMakesRoomOnceKeysCome checks that an announcement of many
+// keys is acted on only once expectAt keys have come, and that the queue
+// holds, orders and de-duplicates its keys as without one.
+func TestExpectMakesRoomOnceKeysCome(t *testing.T) {
+	q := New(Options[string]{})
+	defer q.ShutDown()
+	q.Expect(100_000)
+	for i := range expectAt {
+		q.Add(fmt.Sprint("k", i))
+	}
+	q.mu.Lock()
+	assert.Equal(t, 100_000, q.expected, "not acted on below expectAt keys")
+	q.mu.Unlock()
+	const n = 3 * expectAt
+	for i := expectAt; i < n; i++ {
+		q.Add(fmt.Sprint("k", i))
+		q.Add(fmt.Sprint("k", i)) // de-duplicated
+	}
+	q.mu.Lock()
+	assert.Zero(t, q.expected, "acted on once")
+	assert.Len(t, q.index, n)
+	q.mu.Unlock()
+	require.Equal(t, n, q.Len())
+	for i := range n {
+		k, _ := q.Get()
+		require.Equal(t, fmt.Sprint("k", i), k, "first in, first out")
+		q.Done(k)
+	}
+	assert.Zero(t, q.Len())
+
+	// An announcement that is not followed costs nothing.
+	q.Expect(100_000)
+	q.Add("a")
+	q.mu.Lock()
+	assert.Len(t, q.index, 1)
+	q.mu.Unlock()
+}

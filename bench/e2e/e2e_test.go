@@ -194,6 +194,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 	// Cold start.
 	cold := rec.phaseAll()
 	stopColdProfile := startProfile("cold." + name)
+	stopColdTrace := startTrace("cold." + name)
 	cpu0, t0 := stacks.CPUSeconds(), time.Now()
 	go func() {
 		errc <- st(ctx, srv.Config(), workers, func(cm *corev1.ConfigMap) { rec.observe(cm.Name, cm.ResourceVersion) })
@@ -206,6 +207,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		return r, fmt.Errorf("cold start: %d objects left after 10 minutes", rec.remaining.Load())
 	}
 	r.ColdSeconds, r.ColdCPUSeconds = time.Since(t0).Seconds(), stacks.CPUSeconds()-cpu0
+	stopColdTrace()
 	stopColdProfile()
 	r.PeakRSSMiB = stacks.PeakRSSMiB()
 	after, err := srv.Stats()

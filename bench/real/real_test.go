@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -214,6 +215,7 @@ func child(name string, conn connInfo, n, events, eventObjects, latency, workers
 		done := rec.phase(goals)
 		time.Sleep(200 * time.Millisecond)
 		rec.reconciles.Store(0)
+		stopProfile := startProfile("steady." + name)
 		cpu0, t0 := stacks.CPUSeconds(), time.Now()
 		fmt.Println("STEADY")
 		select {
@@ -225,6 +227,7 @@ func child(name string, conn connInfo, n, events, eventObjects, latency, workers
 		}
 		secs := time.Since(t0).Seconds()
 		r.SteadyCPUMicrosPerEvent = (stacks.CPUSeconds() - cpu0) * 1e6 / float64(events)
+		stopProfile()
 		r.EventsPerSecond = float64(events) / secs
 	}
 
@@ -258,4 +261,22 @@ func child(name string, conn connInfo, n, events, eventObjects, latency, workers
 		r.WriteMicros = writes[len(writes)/2]
 	}
 	return r, nil
+}
+
+// startProfile writes a CPU profile of a phase to
+// $KUBELOOP_REAL_CPUPROFILE.<phase>.<stack> when that variable is set.
+func startProfile(name string) (stop func()) {
+	path := os.Getenv("KUBELOOP_REAL_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path + "." + name)
+	if err != nil {
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }

@@ -40,6 +40,16 @@ func (e *eventHandler) OnAdd(obj any, isInInitialList bool) {
 	e.handler.Create(e.ctx, evt, e.queue)
 }
 
+// Expect passes on the informer's announcement that it is about to hand
+// over n objects (its store, to a handler just added) to the queue, if
+// it takes one (workqueue.Queue.Expect): each object usually becomes one
+// new key.
+func (e *eventHandler) Expect(n int) {
+	if q, ok := e.queue.(interface{ Expect(n int) }); ok {
+		q.Expect(n)
+	}
+}
+
 func (e *eventHandler) OnUpdate(oldObj, newObj any) {
 	o, ok := oldObj.(client.Object)
 	if !ok {

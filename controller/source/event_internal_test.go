@@ -69,3 +69,24 @@ func TestEventHandlerPredicates(t *testing.T) {
 	assert.Empty(t, c.updates)
 	assert.Empty(t, c.deletes)
 }
+
+// announcedQueue is a queue that records announcements.
+type announcedQueue struct {
+	handler.Queue
+	expected []int
+}
+
+func (q *announcedQueue) Expect(n int) { q.expected = append(q.expected, n) }
+
+// TestEventHandlerPassesAnnouncementsOn checks that an informer's
+// announcement of its objects reaches a queue that takes one, and that a
+// queue that does not is left alone.
+func TestEventHandlerPassesAnnouncementsOn(t *testing.T) {
+	q := &announcedQueue{}
+	e := &eventHandler{ctx: t.Context(), handler: &capture{}, queue: q, kind: "ConfigMap"}
+	e.Expect(7)
+	assert.Equal(t, []int{7}, q.expected)
+
+	plain := &eventHandler{ctx: t.Context(), handler: &capture{}, queue: struct{ handler.Queue }{}, kind: "ConfigMap"}
+	plain.Expect(7) // no Expect: nothing happens
+}

@@ -254,16 +254,10 @@ func (f *feed) transformed(k store.Key, obj, prev any) (any, error) {
 	return out, nil
 }
 
-// objects returns every object of st, for handlers to be called outside
-// its lock (a handler may read the cache).
-func objects(st *store.Store) []any {
-	out := make([]any, 0, st.Len())
-	st.Each("", func(_ store.Key, obj any) bool {
-		out = append(out, obj)
-		return true
-	})
-	return out
-}
+// objects returns every object of st, in memory order (store.Objects),
+// for handlers to be called outside its lock (a handler may read the
+// cache).
+func objects(st *store.Store) []any { return st.Objects() }
 
 // keyOf returns the key of obj, which may be a DeletedFinalStateUnknown.
 func keyOf(obj any) (store.Key, error) {

@@ -145,13 +145,22 @@ func (s *Informer) AddEventHandler(handler toolscache.ResourceEventHandler) (too
 	if s.stopped.Load() {
 		return nil, errors.New("cache: AddEventHandler: the informer has stopped")
 	}
-	for _, obj := range objects(f.store) {
+	objs := objects(f.store)
+	if e, ok := handler.(expecter); ok {
+		e.Expect(len(objs))
+	}
+	for _, obj := range objs {
 		handler.OnAdd(obj, true)
 	}
 	r := &registration{handler: handler, feed: f}
 	f.handlers = append(slices.Clip(f.handlers), r)
 	return r, nil
 }
+
+// expecter is a handler that can be told how many adds are about to
+// come, so that it makes room for them at once (a controller's source:
+// workqueue.Queue.Expect).
+type expecter interface{ Expect(n int) }
 
 // RemoveEventHandler removes a handler added with AddEventHandler;
 // removing it twice is not an error.

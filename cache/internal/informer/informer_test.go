@@ -421,3 +421,37 @@ func TestGroupSharesTheStoreWhileRunning(t *testing.T) {
 	_, registered = src.state()
 	assert.False(t, registered, "unregistered once the informer stopped")
 }
+
+// expectingLog is an eventLog told how many adds are about to come.
+type expectingLog struct{ eventLog }
+
+func (l *expectingLog) Expect(n int) { l.add("expect %d", n) }
+
+// TestAddEventHandlerAnnouncesTheStore checks that a handler added to an
+// informer holding objects is told their number before it gets them, in
+// memory order.
+func TestAddEventHandlerAnnouncesTheStore(t *testing.T) {
+	s := New(nil, &corev1.ConfigMap{}, Options{Description: "v1 ConfigMap"})
+	var list []any
+	for i := range 5 {
+		list = append(list, cmNamed(fmt.Sprint("cm-", i)))
+	}
+	require.NoError(t, s.feed.Replace(list, "1"))
+	h := &expectingLog{}
+	_, err := s.AddEventHandler(h)
+	require.NoError(t, err)
+	got := h.take()
+	require.Len(t, got, 6)
+	assert.Equal(t, "expect 5", got[0], "announced first")
+	var want []string
+	for _, obj := range s.Store().Objects() {
+		want = append(want, fmt.Sprintf("add %s rv= initial=true", obj.(*corev1.ConfigMap).Name))
+	}
+	assert.Equal(t, want, got[1:], "then handed every object, in the store's memory order")
+
+	// A handler that takes no announcement gets the objects alone.
+	plain := &eventLog{}
+	_, err = s.AddEventHandler(plain)
+	require.NoError(t, err)
+	assert.Len(t, plain.take(), 5)
+}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -213,4 +214,35 @@ func TestSizes(t *testing.T) {
 		assert.InDelta(t, 10*one, sz.Bytes, float64(10*one)/5, sz.Namespace) // names differ by a digit or two
 	}
 	assert.Zero(t, jsonSize(func() {}), "not encodable")
+}
+
+// TestObjectsInMemoryOrder checks that Objects returns every stored
+// object once, of the stored type, ordered by address.
+func TestObjectsInMemoryOrder(t *testing.T) {
+	s := New()
+	assert.Empty(t, s.Objects(), "an empty store")
+	want := map[*corev1.ConfigMap]bool{}
+	for i := range 500 {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: fmt.Sprint("ns-", i%7), Name: fmt.Sprint("a-", i)}}
+		require.NoError(t, put(s, cm))
+		want[cm] = true
+	}
+	for i := range 100 { // deleted ones are not returned
+		k := Key{fmt.Sprint("ns-", i%7), fmt.Sprint("a-", i)}
+		obj, _ := s.Get(k.Namespace, k.Name)
+		delete(want, obj.(*corev1.ConfigMap))
+		require.NoError(t, s.Delete(k))
+	}
+	got := s.Objects()
+	require.Len(t, got, len(want))
+	var last uintptr
+	for _, obj := range got {
+		cm := obj.(*corev1.ConfigMap)
+		assert.True(t, want[cm], "%s/%s is stored", cm.Namespace, cm.Name)
+		delete(want, cm)
+		addr := uintptr(unsafe.Pointer(cm))
+		assert.Greater(t, addr, last, "in address order")
+		last = addr
+	}
+	assert.Empty(t, want, "every stored object is returned")
 }
