@@ -10,6 +10,7 @@ package intern
 import (
 	"maps"
 	"sync"
+	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -91,10 +92,17 @@ func (in *Interner) metaMap(m, prev map[string]string, values, share bool) map[s
 	if !share {
 		return in.stringMap(m, values)
 	}
-	if prev != nil && maps.Equal(m, prev) {
+	if prev != nil && (sameMap(m, prev) || maps.Equal(m, prev)) {
 		return prev
 	}
 	return in.share.stringMap(m, func() map[string]string { return in.stringMap(m, values) })
+}
+
+// sameMap reports whether a and b are the same map, as they are when the
+// watch decoder gave an update its stored version's map (wire.Stored):
+// then there is nothing to compare.
+func sameMap(a, b map[string]string) bool {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&a)) == *(*unsafe.Pointer)(unsafe.Pointer(&b))
 }
 
 // ObjectMeta interns the shared strings of om in place. With share, which

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -31,8 +32,9 @@ type Lookup func(namespace, name string) (any, bool)
 // objects may share, by kind and the namespace an informer watches ("" for
 // all). It is safe for concurrent use; the zero value is empty.
 type Stored struct {
-	mu sync.Mutex
-	m  atomic.Pointer[map[storedKey]*Lookup] // copy on write
+	mu   sync.Mutex
+	m    atomic.Pointer[map[storedKey]*Lookup] // copy on write
+	seen seenMaps
 }
 
 type storedKey struct {
@@ -68,23 +70,29 @@ func (s *Stored) update(f func(map[storedKey]*Lookup)) {
 	s.m.Store(&next)
 }
 
-// meta returns the metadata of the stored version of gvk's object
-// namespace/name, or nil.
-func (s *Stored) meta(gvk schema.GroupVersionKind, namespace, name []byte) *metav1.ObjectMeta {
-	// The strings share the frame's bytes, which outlive the call: neither
-	// the map lookup nor the store's Get keeps them.
+// lookup returns the lookup of the informer that stores gvk's objects of
+// namespace, or nil.
+func (s *Stored) lookup(gvk schema.GroupVersionKind, namespace []byte) *Lookup {
 	m := s.m.Load()
 	if m == nil || len(*m) == 0 {
 		return nil
 	}
+	// The string shares the frame's bytes, which outlive the call: the
+	// map lookup does not keep it.
 	ns := unsafe.String(unsafe.SliceData(namespace), len(namespace))
 	lookup := (*m)[storedKey{gvk, ns}]
 	if lookup == nil {
-		if lookup = (*m)[storedKey{gvk: gvk}]; lookup == nil {
-			return nil
-		}
+		lookup = (*m)[storedKey{gvk: gvk}]
 	}
-	obj, ok := (*lookup)(ns, unsafe.String(unsafe.SliceData(name), len(name)))
+	return lookup
+}
+
+// storedMeta returns the metadata of the stored version of the object
+// namespace/name that lookup finds, or nil.
+func storedMeta(lookup *Lookup, namespace, name []byte) *metav1.ObjectMeta {
+	// The strings share the frame's bytes, which outlive the call: the
+	// store's Get does not keep them.
+	obj, ok := (*lookup)(unsafe.String(unsafe.SliceData(namespace), len(namespace)), unsafe.String(unsafe.SliceData(name), len(name)))
 	if !ok {
 		return nil
 	}
@@ -175,22 +183,110 @@ func layoutOf(obj []byte) (l metaLayout, ok bool) {
 }
 
 // sharedMaps finds the label and annotation maps of obj's stored version
-// that equal obj's own. A nil map is one that is not shared.
+// that equal obj's own, or stored maps that equal them and that this
+// Stored has seen before (seenMaps). A nil map is one that is not shared.
 func (s *Stored) sharedMaps(gvk schema.GroupVersionKind, l *metaLayout) (labels, annotations map[string]string) {
 	if len(l.name) == 0 || l.labels.from < 0 && l.annotations.from < 0 {
 		return nil, nil
 	}
-	prev := s.meta(gvk, l.namespace, l.name)
-	if prev == nil {
+	lookup := s.lookup(gvk, l.namespace)
+	if lookup == nil {
 		return nil, nil
 	}
-	if l.labels.from >= 0 && equalEntries(l.meta[l.labels.from:l.labels.to], prev.Labels) {
-		labels = prev.Labels
+	var labelRun, annotationRun []byte
+	if l.labels.from >= 0 {
+		labelRun = l.meta[l.labels.from:l.labels.to]
+		labels = s.seen.get(metaLabels, labelRun)
 	}
-	if l.annotations.from >= 0 && equalEntries(l.meta[l.annotations.from:l.annotations.to], prev.Annotations) {
+	if l.annotations.from >= 0 {
+		annotationRun = l.meta[l.annotations.from:l.annotations.to]
+		annotations = s.seen.get(metaAnnotations, annotationRun)
+	}
+	if (labelRun == nil || labels != nil) && (annotationRun == nil || annotations != nil) {
+		return labels, annotations
+	}
+	prev := storedMeta(lookup, l.namespace, l.name)
+	if prev == nil {
+		return labels, annotations
+	}
+	if labels == nil && labelRun != nil && equalEntries(labelRun, prev.Labels) {
+		labels = prev.Labels
+		s.seen.put(metaLabels, labelRun, labels)
+	}
+	if annotations == nil && annotationRun != nil && equalEntries(annotationRun, prev.Annotations) {
 		annotations = prev.Annotations
+		s.seen.put(metaAnnotations, annotationRun, annotations)
 	}
 	return labels, annotations
+}
+
+// seenMaps remembers stored label and annotation maps by the encoded run
+// of entries they were found equal to, so that the next event carrying
+// the same run gets the map without looking its object up in the store
+// and comparing entry by entry. Most updates keep their labels and
+// annotations, and many objects share them (a Helm release's, a
+// workload's): in the steady state of bench/e2e, the store lookup and
+// the comparison were about 1.5 µs of the 14 µs an event cost. A stored
+// map is never modified (the cache's objects are read-only, and only
+// informers without a user transform share them), so a remembered one
+// stays equal to its run. Two generations of at most maxSeen runs each
+// bound the memory: runs not seen for a generation are forgotten.
+type seenMaps struct {
+	mu       sync.Mutex
+	seed     maphash.Seed
+	cur, old map[seenKey]seenMap
+}
+
+type seenKey struct {
+	field int // metaLabels or metaAnnotations
+	hash  uint64
+}
+
+type seenMap struct {
+	run string // the entries, as encoded
+	m   map[string]string
+}
+
+// maxSeen is the number of runs of a generation of seenMaps.
+const maxSeen = 4096
+
+// get returns the map remembered for run of field, or nil.
+func (s *seenMaps) get(field int, run []byte) map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil {
+		return nil
+	}
+	k := seenKey{field, maphash.Bytes(s.seed, run)}
+	e, ok := s.cur[k]
+	if !ok {
+		if e, ok = s.old[k]; !ok {
+			return nil
+		}
+		s.putLocked(k, e)
+	}
+	if e.run != string(run) {
+		return nil
+	}
+	return e.m
+}
+
+// put remembers m, a stored map equal to run of field.
+func (s *seenMaps) put(field int, run []byte, m map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil {
+		s.seed = maphash.MakeSeed()
+		s.cur = make(map[seenKey]seenMap)
+	}
+	s.putLocked(seenKey{field, maphash.Bytes(s.seed, run)}, seenMap{run: string(run), m: m})
+}
+
+func (s *seenMaps) putLocked(k seenKey, e seenMap) {
+	if len(s.cur) >= maxSeen {
+		s.old, s.cur = s.cur, make(map[seenKey]seenMap, maxSeen)
+	}
+	s.cur[k] = e
 }
 
 // equalEntries reports whether entries, a run of one map field's entries,

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -56,8 +57,9 @@ func TestStoredSharesEqualMaps(t *testing.T) {
 		{"a label more", update(func(cm *corev1.ConfigMap) { cm.Labels["x"] = "y" }), false, true},
 		{"a label fewer", update(func(cm *corev1.ConfigMap) { delete(cm.Labels, "tier") }), false, true},
 		{"no annotations", update(func(cm *corev1.ConfigMap) { cm.Annotations = nil }), true, false},
-		{"another object", update(func(cm *corev1.ConfigMap) { cm.Name = "other" }), false, false},
-		{"another namespace", update(func(cm *corev1.ConfigMap) { cm.Namespace = "ns2" }), false, false},
+		// Runs seen equal to stored maps before: shared without a lookup.
+		{"another object", update(func(cm *corev1.ConfigMap) { cm.Name = "other" }), true, true},
+		{"another namespace", update(func(cm *corev1.ConfigMap) { cm.Namespace = "ns2" }), true, true},
 	}
 	for _, strip := range []bool{false, true} {
 		fast := &objectSerializer{Serializer: stock, creater: clientgoscheme.Scheme, strip: strip, stored: &st}
@@ -79,13 +81,27 @@ func TestStoredSharesEqualMaps(t *testing.T) {
 	}
 	require.Positive(t, lookups)
 
-	// Another kind is not looked up in the ConfigMaps' store; after
-	// unregister nothing is.
+	// Runs seen before need no lookup.
+	before := lookups
 	fast := &objectSerializer{Serializer: stock, creater: clientgoscheme.Scheme, stored: &st}
+	got, _, err := fast.Decode(encodeProto(t, cases[0].obj), nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, before, lookups, "no lookup")
+	assert.True(t, sameMap(got.(*corev1.ConfigMap).Labels, storedCM.Labels))
+
+	// A fresh Stored shares nothing with an object it does not store.
+	var fresh Stored
+	fresh.Register(cmGVK, "", func(string, string) (any, bool) { return nil, false })
+	got, _, err = (&objectSerializer{Serializer: stock, creater: clientgoscheme.Scheme, stored: &fresh}).Decode(encodeProto(t, cases[5].obj), nil, nil)
+	require.NoError(t, err)
+	assert.False(t, sameMap(got.(*corev1.ConfigMap).Labels, storedCM.Labels))
+	assert.Equal(t, storedCM.Labels, got.(*corev1.ConfigMap).Labels)
+
+	// Another kind is not looked up in the ConfigMaps' store; after
+	// unregister nothing is, and nothing is shared.
 	secret := &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "ns", Labels: map[string]string{"app": "web", "tier": "front"}}}
-	before := lookups
-	got, _, err := fast.Decode(encodeProto(t, secret), nil, nil)
+	got, _, err = fast.Decode(encodeProto(t, secret), nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, before, lookups)
 	assert.Equal(t, secret.Labels, got.(*corev1.Secret).Labels)
@@ -107,14 +123,21 @@ func TestStoredRegistrationsByNamespace(t *testing.T) {
 	}
 	in := func(l string) Lookup { return func(string, string) (any, bool) { return obj(l), true } }
 	var st Stored
-	assert.Nil(t, st.meta(gvk, []byte("a"), []byte("x")))
+	metaIn := func(ns string) *metav1.ObjectMeta {
+		l := st.lookup(gvk, []byte(ns))
+		if l == nil {
+			return nil
+		}
+		return storedMeta(l, []byte(ns), []byte("x"))
+	}
+	assert.Nil(t, metaIn("a"))
 	st.Register(gvk, "a", in("a"))
 	undoAll := st.Register(gvk, "", in("all"))
-	assert.Equal(t, "a", st.meta(gvk, []byte("a"), []byte("x")).Labels["l"])
-	assert.Equal(t, "all", st.meta(gvk, []byte("b"), []byte("x")).Labels["l"])
+	assert.Equal(t, "a", metaIn("a").Labels["l"])
+	assert.Equal(t, "all", metaIn("b").Labels["l"])
 	st.Register(gvk, "", in("all2"))
 	undoAll() // replaced meanwhile: the later one stays
-	assert.Equal(t, "all2", st.meta(gvk, []byte("b"), []byte("x")).Labels["l"])
+	assert.Equal(t, "all2", metaIn("b").Labels["l"])
 }
 
 // TestEqualEntriesNeedsIncreasingKeys refuses entries out of order or
@@ -158,3 +181,25 @@ func msg(num uint64, payload []byte) []byte {
 }
 
 func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+// TestSeenMapsForgetsAfterTwoGenerations checks that a remembered map is
+// returned only for its own run and field, and is forgotten once two
+// generations of other runs have passed.
+func TestSeenMapsForgetsAfterTwoGenerations(t *testing.T) {
+	var s seenMaps
+	assert.Nil(t, s.get(metaLabels, []byte("run")), "empty")
+	m := map[string]string{"a": "b"}
+	s.put(metaLabels, []byte("run"), m)
+	assert.True(t, sameMap(s.get(metaLabels, []byte("run")), m))
+	assert.Nil(t, s.get(metaAnnotations, []byte("run")), "another field")
+	assert.Nil(t, s.get(metaLabels, []byte("run2")), "another run")
+	for i := range maxSeen {
+		s.put(metaLabels, []byte(fmt.Sprint("other-", i)), m)
+	}
+	assert.True(t, sameMap(s.get(metaLabels, []byte("run")), m), "found in the old generation, and kept")
+	for i := range 2 * maxSeen {
+		s.put(metaLabels, []byte(fmt.Sprint("more-", i)), m)
+	}
+	assert.Nil(t, s.get(metaLabels, []byte("run")), "forgotten")
+	assert.LessOrEqual(t, len(s.cur)+len(s.old), 2*maxSeen)
+}
