@@ -20,7 +20,7 @@ func (*EnqueueRequestForObject) Create(_ context.Context, evt CreateEvent, q Que
 	if evt.Object == nil {
 		return
 	}
-	add(q, evt.IsInInitialList, requestFor(evt.Object))
+	addOne(q, evt.IsInInitialList, requestFor(evt.Object))
 }
 
 // Update enqueues evt.ObjectNew, or evt.ObjectOld if ObjectNew is nil.
@@ -32,7 +32,7 @@ func (*EnqueueRequestForObject) Update(_ context.Context, evt UpdateEvent, q Que
 	if obj == nil {
 		return
 	}
-	add(q, isResync(evt), requestFor(obj))
+	addOne(q, isResync(evt), requestFor(obj))
 }
 
 // Delete enqueues evt.Object.

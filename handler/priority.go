@@ -34,6 +34,17 @@ func add(q Queue, low bool, reqs ...reconcile.Request) {
 	q.AddWithOpts(workqueue.AddOpts{}, reqs...)
 }
 
+// addOne adds req to q, at LowPriority when low is true. Unlike add, it
+// builds no slice of requests, which a call through the Queue interface
+// would allocate for every event.
+func addOne(q Queue, low bool, req reconcile.Request) {
+	if low {
+		q.AddWithOpts(lowPriorityOpts, req)
+		return
+	}
+	q.Add(req)
+}
+
 // requestFor returns the request naming obj.
 func requestFor(obj client.Object) reconcile.Request {
 	return reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)}

@@ -363,6 +363,7 @@ func writeAllocProfile(name string) {
 		return
 	}
 	defer f.Close()
+	runtime.GC() // the profile holds the allocations up to the last GC
 	_ = pprof.Lookup("allocs").WriteTo(f, 0)
 }
 

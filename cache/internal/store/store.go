@@ -67,6 +67,25 @@ type Store struct {
 	count    int
 	indexers map[string]IndexFunc
 	indices  map[string]map[string]map[Key]struct{} // index -> value -> keys
+	recent   [recentSize]recent                     // the last objects Put, newest at recentAt-1
+	recentAt int
+}
+
+// A controller reads the object an event brought in as soon as its worker
+// gets the event's key, microseconds after the informer stored it. On a
+// large cache a Get waits for two cache misses in the name table (the
+// slot's group, then the name); the objects Put last are kept aside, in
+// a few entries whose strings are the object's own (a request built from
+// the object shares them, so comparing them does not even read their
+// bytes). In the steady state of bench/e2e the reconcile's Get found its
+// object there nearly every time, saving most of the 0.5 µs the lookup
+// cost.
+const recentSize = 8
+
+// recent is an object Put last and its key.
+type recent struct {
+	namespace, name string
+	p               unsafe.Pointer // nil: none
 }
 
 // New returns an empty store without indexes.
@@ -82,12 +101,27 @@ func New() *Store {
 // Get returns the object named by namespace and name.
 func (s *Store) Get(namespace, name string) (any, bool) {
 	s.mu.RLock()
-	p, ok := s.byNS[namespace].get(name)
+	p, ok := s.recentGet(namespace, name)
+	if !ok {
+		p, ok = s.byNS[namespace].get(name)
+	}
 	s.mu.RUnlock()
 	if !ok {
 		return nil, false
 	}
 	return s.object(p), true
+}
+
+// recentGet finds an object among the last ones Put, newest first. The
+// caller holds s.mu.
+func (s *Store) recentGet(namespace, name string) (unsafe.Pointer, bool) {
+	for i := range recentSize {
+		r := &s.recent[(s.recentAt-1-i+recentSize)%recentSize]
+		if r.p != nil && r.name == name && r.namespace == namespace {
+			return r.p, true
+		}
+	}
+	return nil, false
 }
 
 // Len returns the number of objects.
@@ -113,6 +147,8 @@ func (s *Store) Put(k Key, obj any) error {
 		s.byNS[k.Namespace] = objs
 	}
 	oldP, existed := objs.put(k.Name, p)
+	s.recent[s.recentAt] = recent{k.Namespace, k.Name, p}
+	s.recentAt = (s.recentAt + 1) % recentSize
 	var old any
 	if existed {
 		old = s.object(oldP)
@@ -134,6 +170,11 @@ func (s *Store) Delete(k Key) error {
 	oldP, ok := objs.delete(k.Name)
 	if !ok {
 		return nil
+	}
+	for i := range s.recent {
+		if r := &s.recent[i]; r.p != nil && r.name == k.Name && r.namespace == k.Namespace {
+			*r = recent{}
+		}
 	}
 	if objs.len() == 0 {
 		delete(s.byNS, k.Namespace)

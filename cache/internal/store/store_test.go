@@ -246,3 +246,37 @@ func TestObjectsInMemoryOrder(t *testing.T) {
 	}
 	assert.Empty(t, want, "every stored object is returned")
 }
+
+// TestGetSeesTheLatestPutAndDelete checks Gets of objects among the last
+// ones Put (the recent entries) and beyond them: the newest version is
+// found, a deleted object is not, and one deleted and stored again is.
+func TestGetSeesTheLatestPutAndDelete(t *testing.T) {
+	s := New()
+	cm := func(name, rv string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
+	}
+	get := func(name string) string {
+		obj, ok := s.Get("ns", name)
+		if !ok {
+			return "none"
+		}
+		return obj.(*corev1.ConfigMap).ResourceVersion
+	}
+	require.NoError(t, put(s, cm("a", "1")))
+	require.NoError(t, put(s, cm("a", "2")))
+	assert.Equal(t, "2", get("a"), "the newer of two recent versions")
+	require.NoError(t, s.Delete(Key{"ns", "a"}))
+	assert.Equal(t, "none", get("a"), "deleted while recent")
+	require.NoError(t, put(s, cm("a", "3")))
+	assert.Equal(t, "3", get("a"))
+	for i := range 3 * recentSize {
+		require.NoError(t, put(s, cm(fmt.Sprint("b-", i), "1")))
+	}
+	assert.Equal(t, "3", get("a"), "found in the table once no longer recent")
+	require.NoError(t, put(s, cm("a", "4")))
+	assert.Equal(t, "4", get("a"))
+	_, ok := s.Get("other", "a")
+	assert.False(t, ok, "another namespace")
+	require.NoError(t, s.Delete(Key{"ns", "b-0"}))
+	assert.Equal(t, "none", get("b-0"), "deleted after it left the recent entries")
+}
