@@ -46,6 +46,26 @@ func ExampleQueue_AddRateLimited() {
 	// requeues: 0
 }
 
+func ExampleQueue_Expect() {
+	q := workqueue.New(workqueue.Options[string]{})
+	defer q.ShutDown()
+
+	// An informer is about to hand a new handler its 10,000 objects: the
+	// queue makes room for them once it holds a few thousand, instead of
+	// growing its index step by step.
+	keys := make([]string, 10_000)
+	for i := range keys {
+		keys[i] = fmt.Sprint("ns/config-", i)
+	}
+	q.Expect(len(keys))
+	for _, k := range keys {
+		q.AddWithOpts(workqueue.AddOpts{Priority: workqueue.LowPriority}, k)
+	}
+	fmt.Println("queued:", q.Len())
+	// Output:
+	// queued: 10000
+}
+
 func ExampleNewMaxOfRateLimiter() {
 	rl := workqueue.NewMaxOfRateLimiter(
 		workqueue.NewItemExponentialFailureRateLimiter[string](5*time.Millisecond, time.Minute),
