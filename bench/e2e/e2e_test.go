@@ -21,6 +21,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/kubeloop/kubeloop/bench/fakeapiserver"
+	"github.com/kubeloop/kubeloop/bench/internal/profiling"
 	"github.com/kubeloop/kubeloop/bench/internal/stacks"
 )
 
@@ -330,24 +331,8 @@ func heapMiB() float64 {
 // $KUBELOOP_E2E_PROFILE_HZ samples a second if set (phases: cold, steady,
 // latency).
 func startProfile(name string) (stop func()) {
-	path := os.Getenv("KUBELOOP_E2E_CPUPROFILE")
-	if path == "" {
-		return func() {}
-	}
-	f, err := os.Create(path + "." + name)
-	if err != nil {
-		return func() {}
-	}
-	if hz, err := strconv.Atoi(os.Getenv("KUBELOOP_E2E_PROFILE_HZ")); err == nil && hz > 0 {
-		// A finer rate for the short latency phase (pprof's default is
-		// 100 Hz); StartCPUProfile then warns that the rate is already set.
-		runtime.SetCPUProfileRate(hz)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return func() {}
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }
+	hz, _ := strconv.Atoi(os.Getenv("KUBELOOP_E2E_PROFILE_HZ"))
+	return profiling.CPU(os.Getenv("KUBELOOP_E2E_CPUPROFILE"), name, hz)
 }
 
 // writeAllocProfile writes the allocations so far (pprof's allocs

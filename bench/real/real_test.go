@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/kubeloop/kubeloop/bench/internal/profiling"
 	"github.com/kubeloop/kubeloop/bench/internal/stacks"
 )
 
@@ -266,17 +266,5 @@ func child(name string, conn connInfo, n, events, eventObjects, latency, workers
 // startProfile writes a CPU profile of a phase to
 // $KUBELOOP_REAL_CPUPROFILE.<phase>.<stack> when that variable is set.
 func startProfile(name string) (stop func()) {
-	path := os.Getenv("KUBELOOP_REAL_CPUPROFILE")
-	if path == "" {
-		return func() {}
-	}
-	f, err := os.Create(path + "." + name)
-	if err != nil {
-		return func() {}
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return func() {}
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }
+	return profiling.CPU(os.Getenv("KUBELOOP_REAL_CPUPROFILE"), name, 0)
 }
