@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -538,6 +539,7 @@ func (c *InformerCache) List(ctx context.Context, list client.ObjectList, opts .
 	if err != nil {
 		return fail(err)
 	}
+	inMemoryOrder(out)
 	if !noCopy {
 		for i, obj := range out {
 			out[i] = obj.DeepCopyObject()
@@ -549,6 +551,37 @@ func (c *InformerCache) List(ctx context.Context, list client.ObjectList, opts .
 	list.SetContinue("")
 	return nil
 }
+
+// inMemoryOrder sorts objs, which are pointers, by address, when there are
+// at least sortAbove of them. The copies a List then makes (the deep
+// copies, and the items' structs) read the cached objects in about the
+// order the LIST decoder allocated them, rather than in the stores' hash
+// order, which scatters the reads over the whole cache (store.Objects). A
+// List of all 100k cached ConfigMaps took 0.71x the time with deep copies
+// and 0.77x without (bench/cache BenchmarkCacheRead, list_all, medians of 3
+// interleaved runs); a List of 1,000 took longer when sorted. A List's order is
+// unspecified, as controller-runtime's is.
+func inMemoryOrder(objs []runtime.Object) {
+	if len(objs) < sortAbove {
+		return
+	}
+	type keyed struct {
+		addr uintptr
+		obj  runtime.Object
+	}
+	ks := make([]keyed, len(objs))
+	for i, o := range objs {
+		ks[i] = keyed{uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&o))[1]), o}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return cmp.Compare(a.addr, b.addr) })
+	for i := range ks {
+		objs[i] = ks[i].obj
+	}
+}
+
+// sortAbove is the number of listed objects from which List copies them
+// in memory order.
+const sortAbove = 4096
 
 // keyForList returns the kind and shape of list's items.
 func (c *InformerCache) keyForList(list client.ObjectList) (kindKey, error) {
