@@ -68,8 +68,8 @@
 //     every value cluster-wide and per namespace, so MatchingFields with
 //     InNamespace is one lookup. The items come in no particular order, as
 //     from controller-runtime's cache; a large List copies them in the
-//     order of their addresses in memory, which reads a large cache
-//     several times faster than its hash order would.
+//     order of their addresses in memory, which on a cache of 100k
+//     ConfigMaps took a quarter less time than the stores' hash order.
 //   - A read of a kind nobody watches starts its informer, logs it at info
 //     level, counts it (InformerCache.LazyInformerStarts) and waits for it
 //     to sync. With Options.ReaderFailOnMissingInformer it fails instead
