@@ -205,10 +205,11 @@ func (q *Queue[K]) AddRateLimited(key K) {
 // an informer hands a new handler every object it holds. Once the queue
 // holds expectAt keys with more announced, it makes room for all of them
 // at once instead of growing its index step by step, which on a burst of
-// 100k new keys cost about 40% of each Add (BenchmarkBurstDrain). An
-// announcement that fewer keys follow (a predicate drops most) costs
-// nothing: below expectAt keys the queue grows as usual. The next
-// announcement replaces it.
+// 100k new keys cost about 40% of each Add (BenchmarkBurstDrain). When
+// fewer keys follow (a predicate drops most), an announcement costs
+// nothing below expectAt keys, where the queue grows as usual; above, the
+// index is sized for the announced count (about 50 bytes a key) until the
+// queue next empties and lets it go. The next announcement replaces it.
 func (q *Queue[K]) Expect(n int) {
 	q.mu.Lock()
 	q.expected = n

@@ -74,12 +74,11 @@ type Store struct {
 // A controller reads the object an event brought in as soon as its worker
 // gets the event's key, microseconds after the informer stored it. On a
 // large cache a Get waits for two cache misses in the name table (the
-// slot's group, then the name); the objects Put last are kept aside, in
-// a few entries whose strings are the object's own (a request built from
-// the object shares them, so comparing them does not even read their
-// bytes). In the steady state of bench/e2e the reconcile's Get found its
-// object there nearly every time, saving most of the 0.5 µs the lookup
-// cost.
+// slot's group, then the name); the objects Put last are kept aside, in a
+// few entries compared before the table (a request built from the object
+// shares its name string, so a hit compares no name bytes). In the steady
+// state of bench/e2e the reconcile's lookup went from 0.62 to 0.42 µs per
+// event (CPU profiles); a Get that misses scans the 8 entries first.
 const recentSize = 8
 
 // recent is an object Put last and its key.

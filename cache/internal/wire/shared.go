@@ -228,14 +228,21 @@ func (s *Stored) sharedMaps(gvk schema.GroupVersionKind, l *metaLayout) (labels,
 // map is never modified (the cache's objects are read-only, and only
 // informers without a user transform share them), so a remembered one
 // stays equal to its run. Two generations of at most maxSeen runs per
-// field bound the memory: runs not seen for a generation are forgotten.
+// field, each of at most maxSeenRun bytes, bound the memory to 8 MiB: runs
+// not seen for a generation are forgotten, and a longer run (a
+// kubectl.kubernetes.io/last-applied-configuration annotation, unique to
+// its object) is compared with the stored version as before.
 type seenMaps struct {
 	mu       sync.Mutex
 	cur, old [2]map[string]map[string]string // by field (seenIndex), then run
 }
 
-// maxSeen is the number of runs of a field in a generation of seenMaps.
-const maxSeen = 4096
+// Bounds of seenMaps: the runs of a field in a generation, and the bytes
+// of a run it remembers.
+const (
+	maxSeen    = 4096
+	maxSeenRun = 512
+)
 
 // seenIndex is the index of a field's runs in seenMaps.
 func seenIndex(field int) int {
@@ -270,8 +277,12 @@ func (s *seenMaps) getLocked(i int, run []byte) map[string]string {
 	return m
 }
 
-// put remembers m, a stored map equal to run of field.
+// put remembers m, a stored map equal to run of field, unless run is
+// longer than maxSeenRun.
 func (s *seenMaps) put(field int, run []byte, m map[string]string) {
+	if len(run) > maxSeenRun {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.putLocked(seenIndex(field), string(run), m)

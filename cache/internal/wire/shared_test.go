@@ -205,5 +205,9 @@ func TestSeenMapsForgetsAfterTwoGenerations(t *testing.T) {
 		s.put(metaLabels, []byte(fmt.Sprint("more-", i)), m)
 	}
 	assert.Nil(t, labels("run"), "forgotten")
+
+	long := make([]byte, maxSeenRun+1)
+	s.put(metaLabels, long, m)
+	assert.Nil(t, labels(string(long)), "a run longer than maxSeenRun is not remembered")
 	assert.LessOrEqual(t, len(s.cur[0])+len(s.old[0]), 2*maxSeen)
 }
