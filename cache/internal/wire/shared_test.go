@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -210,4 +212,71 @@ func TestSeenMapsForgetsAfterTwoGenerations(t *testing.T) {
 	s.put(metaLabels, long, m)
 	assert.Nil(t, labels(string(long)), "a run longer than maxSeenRun is not remembered")
 	assert.LessOrEqual(t, len(s.cur[0])+len(s.old[0]), 2*maxSeen)
+}
+
+// TestSharedMapsEqualTheStockDecodeUnderChurn decodes a stream of random
+// updates of a few objects whose labels and annotations come from a small
+// alphabet (so that runs repeat across objects and over time, and the
+// remembered runs are found, forgotten and found again), storing each
+// decoded object as the cache would, and checks every decoded object
+// against apimachinery's own decoder, and that no stored map ever changes.
+func TestSharedMapsEqualTheStockDecodeUnderChurn(t *testing.T) {
+	cmGVK := corev1.SchemeGroupVersion.WithKind("ConfigMap")
+	stock := protobuf.NewSerializer(clientgoscheme.Scheme, clientgoscheme.Scheme)
+	stored := map[string]*corev1.ConfigMap{}
+	var st Stored
+	st.Register(cmGVK, "", func(ns, name string) (any, bool) {
+		cm, ok := stored[ns+"/"+name]
+		return cm, ok
+	})
+	fast := &objectSerializer{Serializer: stock, creater: clientgoscheme.Scheme, strip: true, stored: &st}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	randomMap := func() map[string]string {
+		n := rnd.IntN(4) // empty maps too
+		if n == 0 {
+			return nil
+		}
+		m := map[string]string{}
+		for range n {
+			m[fmt.Sprint("k", rnd.IntN(4))] = fmt.Sprint("v", rnd.IntN(3))
+		}
+		return m
+	}
+	type snapshot struct {
+		m    map[string]string
+		copy map[string]string
+	}
+	var seen []snapshot // every map the decoder handed out, and its contents then
+	for i := range 20_000 {
+		cm := testObjects()[0].(*corev1.ConfigMap).DeepCopy()
+		cm.Namespace, cm.Name = fmt.Sprint("ns-", rnd.IntN(2)), fmt.Sprint("cm-", rnd.IntN(20))
+		cm.ResourceVersion = fmt.Sprint(i + 1)
+		cm.Labels, cm.Annotations = randomMap(), randomMap()
+		data := encodeProto(t, cm)
+		want, _, err := stock.Decode(data, nil, nil)
+		require.NoError(t, err)
+		want.(*corev1.ConfigMap).ManagedFields = nil
+		got, _, err := fast.Decode(data, nil, nil)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "update %d", i)
+		g := got.(*corev1.ConfigMap)
+		stored[g.Namespace+"/"+g.Name] = g // as the cache stores it
+		for _, m := range []map[string]string{g.Labels, g.Annotations} {
+			if m != nil && len(seen) < 2000 {
+				seen = append(seen, snapshot{m, maps.Clone(m)})
+			}
+		}
+		if i == 4*maxSeen { // let the remembered runs age out and come back
+			for range 2 * maxSeen {
+				st.seen.put(metaLabels, []byte(fmt.Sprint("filler-", rnd.Uint64())), map[string]string{})
+			}
+		}
+	}
+	for _, s := range seen {
+		require.Equal(t, s.copy, s.m, "a map handed out never changes")
+	}
+	st.seen.mu.Lock()
+	defer st.seen.mu.Unlock()
+	assert.NotEmpty(t, st.seen.cur[0], "label runs were remembered")
+	assert.NotEmpty(t, st.seen.cur[1], "annotation runs were remembered")
 }
