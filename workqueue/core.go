@@ -120,19 +120,49 @@ func (q *Queue[K]) raise(id int32, prio int) {
 	q.pushReady(id)
 }
 
+// links is a doubly linked list of key slots, chained through their prev
+// and next fields: a bucket's ready keys, the keys in flight, the retired
+// keys. A slot is in at most one of them at a time.
+type links struct{ head, tail int32 }
+
+// noLinks is an empty list.
+var noLinks = links{head: none, tail: none}
+
+// pushBack appends slot id to l.
+func (q *Queue[K]) pushBack(l *links, id int32) {
+	e := q.at(id)
+	e.prev, e.next = l.tail, none
+	if l.tail != none {
+		q.at(l.tail).next = id
+	} else {
+		l.head = id
+	}
+	l.tail = id
+}
+
+// unlink removes slot id from l.
+func (q *Queue[K]) unlink(l *links, id int32) {
+	e := q.at(id)
+	if e.prev != none {
+		q.at(e.prev).next = e.next
+	} else {
+		l.head = e.next
+	}
+	if e.next != none {
+		q.at(e.next).prev = e.prev
+	} else {
+		l.tail = e.prev
+	}
+	e.prev, e.next = none, none
+}
+
 // startProcessing marks a key handed out at time now (-1: read the clock
 // if needed) and records how long it waited.
 func (q *Queue[K]) startProcessing(id int32, now int64) {
 	e := q.at(id)
 	e.flags = fProcessing
 	q.inflight++
-	e.prev, e.next = q.procTail, none
-	if q.procTail != none {
-		q.at(q.procTail).next = id
-	} else {
-		q.procHead = id
-	}
-	q.procTail = id
+	q.pushBack(&q.proc, id)
 	if q.metrics == nil {
 		return
 	}
@@ -154,7 +184,7 @@ const maxInFlightScan = 8
 // into an index of 100k keys and waiting for the memory it lands on
 // (BenchmarkBurstDrain).
 func (q *Queue[K]) inFlight(key K) int32 {
-	id := q.procHead
+	id := q.proc.head
 	for range maxInFlightScan {
 		if id == none {
 			return none
@@ -172,20 +202,7 @@ func (q *Queue[K]) inFlight(key K) int32 {
 }
 
 // unlinkProcessing removes a key from the processing list.
-func (q *Queue[K]) unlinkProcessing(id int32) {
-	e := q.at(id)
-	if e.prev != none {
-		q.at(e.prev).next = e.next
-	} else {
-		q.procHead = e.next
-	}
-	if e.next != none {
-		q.at(e.next).prev = e.prev
-	} else {
-		q.procTail = e.prev
-	}
-	e.prev, e.next = none, none
-}
+func (q *Queue[K]) unlinkProcessing(id int32) { q.unlink(&q.proc, id) }
 
 // startStamping starts recording enqueue times, needed once keys of
 // several priorities compete; keys already pending count from now.
@@ -256,13 +273,8 @@ func fresh[K comparable](key K) entry[K] {
 // keys it holds at most). A controller's cold start drains 100k keys
 // without deleting any (BenchmarkBurstDrain).
 func (q *Queue[K]) retire(id int32) {
-	e := q.at(id)
-	e.flags = fIdle
-	e.prev, e.next = none, q.idleHead
-	if q.idleHead != none {
-		q.at(q.idleHead).prev = id
-	}
-	q.idleHead = id
+	q.at(id).flags = fIdle
+	q.pushBack(&q.idleKeys, id)
 	q.idle++
 	if len(q.index) == q.idle { // empty
 		if q.slots > shrinkAbove {
@@ -275,27 +287,19 @@ func (q *Queue[K]) retire(id int32) {
 
 // revive makes the slot of a retired key the state of a new add of key.
 func (q *Queue[K]) revive(id int32, key K) {
-	e := q.at(id)
-	if e.prev != none {
-		q.at(e.prev).next = e.next
-	} else {
-		q.idleHead = e.next
-	}
-	if e.next != none {
-		q.at(e.next).prev = e.prev
-	}
+	q.unlink(&q.idleKeys, id)
 	q.idle--
 	*q.at(id) = fresh(key)
 }
 
 // dropIdle releases every retired key.
 func (q *Queue[K]) dropIdle() {
-	for id := q.idleHead; id != none; {
+	for id := q.idleKeys.head; id != none; {
 		next := q.at(id).next
 		q.release(id)
 		id = next
 	}
-	q.idleHead, q.idle = none, 0
+	q.idleKeys, q.idle = noLinks, 0
 }
 
 // chunkSize is the number of key slots in a chunk of the slab. The slab
@@ -334,7 +338,7 @@ func (q *Queue[K]) shrink() {
 	q.index = make(map[K]int32)
 	q.chunks, q.slots = nil, 0
 	q.free = none
-	q.idleHead, q.idle = none, 0
+	q.idleKeys, q.idle = noLinks, 0
 }
 
 // addDepth moves the count of ready and dirty keys by delta (±1).

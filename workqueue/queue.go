@@ -99,11 +99,10 @@ type Queue[K comparable] struct {
 	pool       sync.Pool
 	inflight   int
 	startedSum int64
-	procHead   int32 // the processing list, oldest first
-	procTail   int32
+	proc       links // the keys in flight, oldest first
 	idle       int   // retired keys still in the index
 	expected   int   // keys announced by Expect, not yet made room for
-	idleHead   int32 // the retired keys, linked by prev and next
+	idleKeys   links // the retired keys
 	stamp      bool  // record enqueue times (metrics or several priorities)
 	addsReady  uint8 // whether each of the last 8 Adds needed the time, a bit each
 	shutdown   bool
@@ -137,9 +136,8 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 	q := &Queue[K]{
 		index:    make(map[K]int32),
 		free:     none,
-		procHead: none,
-		procTail: none,
-		idleHead: none,
+		proc:     noLinks,
+		idleKeys: noLinks,
 		rl:       opts.RateLimiter,
 		base:     time.Now(),
 		ageAfter: int64(opts.AgeAfter),

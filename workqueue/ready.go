@@ -9,8 +9,7 @@ const maxIdleBuckets = 8
 
 type bucket struct {
 	prio   int
-	head   int32 // arrival order, oldest first
-	tail   int32
+	links  // arrival order, oldest first
 	n      int
 	groups map[string]int32 // fairness groups by name
 	rr     ring             // groups in round-robin order; empty ones lazily dropped
@@ -59,7 +58,7 @@ func (r *readySet) bucketFor(prio int) int32 {
 		r.buckets = append(r.buckets, bucket{})
 		b = int32(len(r.buckets) - 1)
 	}
-	r.buckets[b] = bucket{prio: prio, head: none, tail: none}
+	r.buckets[b] = bucket{prio: prio, links: noLinks}
 	r.order = append(r.order, 0)
 	copy(r.order[i+1:], r.order[i:])
 	r.order[i] = b
@@ -98,13 +97,7 @@ func (q *Queue[K]) pushReady(id int32) {
 	e := q.at(id)
 	e.flags |= fReady
 	e.bucket = b
-	e.prev, e.next = bk.tail, none
-	if bk.tail != none {
-		q.at(bk.tail).next = id
-	} else {
-		bk.head = id
-	}
-	bk.tail = id
+	q.pushBack(&bk.links, id)
 	if bk.n == 0 {
 		q.nonEmpty++
 	}
@@ -151,16 +144,7 @@ func (q *Queue[K]) pushGroup(bk *bucket, id int32) {
 func (q *Queue[K]) unlinkReady(id int32) {
 	e := q.at(id)
 	bk := &q.buckets[e.bucket]
-	if e.prev != none {
-		q.at(e.prev).next = e.next
-	} else {
-		bk.head = e.next
-	}
-	if e.next != none {
-		q.at(e.next).prev = e.prev
-	} else {
-		bk.tail = e.prev
-	}
+	q.unlink(&bk.links, id)
 	if e.group != none {
 		gr := &q.groups[e.group]
 		if e.tprev != none {
@@ -176,7 +160,6 @@ func (q *Queue[K]) unlinkReady(id int32) {
 		gr.n--
 		e.group, e.tprev, e.tnext = none, none, none
 	}
-	e.prev, e.next = none, none
 	e.flags &^= fReady
 	b := e.bucket
 	e.bucket = none

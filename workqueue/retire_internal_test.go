@@ -21,7 +21,7 @@ func withLock[K comparable](q *Queue[K], f func()) {
 func checkIdle(t *testing.T, q *Queue[string]) {
 	t.Helper()
 	n, prev := 0, none
-	for id := q.idleHead; id != none; id = q.at(id).next {
+	for id := q.idleKeys.head; id != none; id = q.at(id).next {
 		require.Equal(t, fIdle, q.at(id).flags)
 		require.Equal(t, prev, q.at(id).prev)
 		require.Equal(t, id, q.index[q.at(id).key], "a retired key stays indexed")
@@ -105,7 +105,7 @@ func TestDoneBeyondScan(t *testing.T) {
 	}
 	withLock(q, func() {
 		assert.Equal(t, 0, q.inflight)
-		assert.Equal(t, none, q.procHead)
+		assert.Equal(t, none, q.proc.head)
 		assert.Equal(t, n/2, q.idle)
 		checkIdle(t, q)
 	})

@@ -178,7 +178,7 @@ func (q *Queue[K]) inflightSeconds() (unfinished, longest float64) {
 	}
 	now := q.now()
 	unfinished = time.Duration(int64(q.inflight)*now - q.startedSum).Seconds()
-	longest = time.Duration(now - q.at(q.procHead).started).Seconds()
+	longest = time.Duration(now - q.at(q.proc.head).started).Seconds()
 	return unfinished, longest
 }
 
