@@ -114,7 +114,9 @@ func (f *feed) Resync() error {
 	if len(f.handlers) == 0 {
 		return nil
 	}
-	for _, obj := range objects(f.store) {
+	// A copy (store.Objects), for handlers to be called outside the
+	// store's lock (a handler may read the cache).
+	for _, obj := range f.store.Objects() {
 		for _, r := range f.handlers {
 			r.handler.OnUpdate(obj, obj)
 		}
@@ -253,11 +255,6 @@ func (f *feed) transformed(k store.Key, obj, prev any) (any, error) {
 	}
 	return out, nil
 }
-
-// objects returns every object of st, in memory order (store.Objects),
-// for handlers to be called outside its lock (a handler may read the
-// cache).
-func objects(st *store.Store) []any { return st.Objects() }
 
 // keyOf returns the key of obj, which may be a DeletedFinalStateUnknown.
 func keyOf(obj any) (store.Key, error) {

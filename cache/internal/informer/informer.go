@@ -145,7 +145,9 @@ func (s *Informer) AddEventHandler(handler toolscache.ResourceEventHandler) (too
 	if s.stopped.Load() {
 		return nil, errors.New("cache: AddEventHandler: the informer has stopped")
 	}
-	objs := objects(f.store)
+	// A copy in memory order (store.Objects), for the handler to be
+	// called outside the store's lock (a handler may read the cache).
+	objs := f.store.Objects()
 	if e, ok := handler.(expecter); ok {
 		e.Expect(len(objs))
 	}

@@ -77,7 +77,7 @@ func (h *recordingHandler) snapshot() (map[string]string, int, []string) {
 
 func storeView(s *Informer) map[string]string {
 	m := map[string]string{}
-	for _, obj := range objects(s.Store()) {
+	for _, obj := range s.Store().Objects() {
 		cm := obj.(*corev1.ConfigMap)
 		m[cm.Name] = cm.ResourceVersion
 	}
@@ -307,7 +307,7 @@ func TestFeed(t *testing.T) {
 
 	assert.Equal(t, 7, transformed, "every object the reflector hands over is transformed once")
 	assert.Equal(t, []string{"a@1", "b@1", "a@2"}, prevs, "the transform is given the stored version")
-	for _, obj := range objects(s.Store()) {
+	for _, obj := range s.Store().Objects() {
 		assert.Nil(t, obj.(*corev1.ConfigMap).ManagedFields, "stored objects are the transformed ones")
 	}
 
@@ -328,14 +328,14 @@ func TestFeedTransformError(t *testing.T) {
 	})
 	assert.ErrorIs(t, s.feed.Add(cmNamed("a")), boom)
 	assert.ErrorIs(t, s.feed.Replace([]any{cmNamed("a")}, "1"), boom)
-	assert.Empty(t, objects(s.Store()))
+	assert.Empty(t, s.Store().Objects())
 
 	renaming := New(nil, &corev1.ConfigMap{}, Options{
 		Description: "v1 ConfigMap",
 		Transform:   func(any, any) (any, error) { return cmNamed("other"), nil },
 	})
 	assert.ErrorContains(t, renaming.feed.Add(cmNamed("a")), "transform of ns/a returned *v1.ConfigMap named ns/other")
-	assert.Empty(t, objects(renaming.Store()))
+	assert.Empty(t, renaming.Store().Objects())
 }
 
 // TestParseKey parses tombstone keys as client-go's SplitMetaNamespaceKey
