@@ -45,13 +45,14 @@ type result struct {
 
 // BenchmarkE2E runs each stack once per iteration in a fresh child
 // process, through the three phases. Run it with -benchtime 1x and
-// -count N. With -floor, the reference stacks.Floor runs beside the three
-// stacks as impl=floor (not a peer: the least a consumer of the same watch
-// can do).
+// -count N. With -floor, the reference stacks.Floor, stacks.WireWorker and
+// stacks.Wire run beside the three stacks as impl=floor, impl=wire-worker
+// and impl=wire (not peers: the least a controller, and any consumer, of
+// the same watch can do).
 func BenchmarkE2E(b *testing.B) {
 	names := slices.Clone(stacks.Names)
 	if *floor {
-		names = append(names, "floor")
+		names = append(names, "floor", "wire-worker", "wire")
 	}
 	if *reverse {
 		slices.Reverse(names)

@@ -21,7 +21,10 @@
 // at -objects 10k, 100k and 1M in hack/bench.sh) and reports the costs per
 // object. With -floor, BenchmarkE2E also runs stacks.Floor, a plain
 // WatchList consumer that is the reference for what the wire and the
-// decode cost (impl=floor, not a peer).
+// decode cost (impl=floor, not a peer), and stacks.WireWorker and
+// stacks.Wire, which read the same watch and decode nothing, with and
+// without handing each object to a worker (impl=wire-worker, impl=wire:
+// what the wire alone costs).
 //
 // The reconcilers read the object through each library's usual read path
 // (kubeloop and controller-runtime: the manager's cached client, which deep
@@ -53,7 +56,7 @@ var (
 	nLatency      = flag.Int("latency", 1000, "single events in the latency phase")
 	workers       = flag.Int("workers", 2, "reconcile workers of every stack")
 	reverse       = flag.Bool("reverse", false, "run the stacks in reverse order (hack/bench.sh alternates, so none always goes first)")
-	floor         = flag.Bool("floor", false, "BenchmarkE2E also runs the reference consumer stacks.Floor (impl=floor)")
+	floor         = flag.Bool("floor", false, "BenchmarkE2E also runs the reference consumers stacks.Floor, stacks.WireWorker and stacks.Wire (impl=floor, wire-worker, wire)")
 
 	server *fakeapiserver.Process
 )
