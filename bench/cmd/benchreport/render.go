@@ -126,8 +126,8 @@ func render(tables []*table, machine, commands string, raws map[string]string, s
 	p("\n%d of %d targets met.", met, total)
 	if belowFloor > 0 {
 		p(" %d of those not met ask for less than the floor (impl=floor: the watch read, decoded with client-go's decoder and\n", belowFloor)
-		p("handed to one worker, no cache or queue) took in the same run, so no controller could meet them on this machine;\n")
-		p("see \"Latency and CPU floor\".")
+		p("handed to one worker, no cache or queue) took in the same run: a controller that decodes its objects as client-go\n")
+		p("does could not meet them on this machine; see \"Latency and CPU floor\".")
 	}
 	p("\n\n")
 	p("The growth targets read issue 21's \"within 15%%\" as: kubeloop's cost per object at the largest size of the\n")
@@ -269,7 +269,7 @@ func renderFloor(e *table) string {
 	p("same without the decode (only the name and resourceVersion are read, in place). impl=wire: that, recorded on the\n")
 	p("goroutine that reads the connection, with no worker at all: what the kernel, the loopback and waking an idle\n")
 	p("process cost on this machine before any client code runs. A stack's figure minus the floor's is what its library\n")
-	p("adds; a latency bound below the floor's cannot be met by a controller on this machine.\n\n")
+	p("adds; a latency bound below the floor's cannot be met on this machine by a controller that decodes its objects.\n\n")
 	impls := []string{ours, "controller-runtime", "client-go", "floor"}
 	for _, ref := range []string{"wire-worker", "wire"} {
 		if _, ok := e.get("E2E", "p50-us", ref); ok {
