@@ -26,14 +26,20 @@ func TestLatencyFloorVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := render([]*table{tb}, "", "", nil, "")
-	for _, want := range []string{
+	reportHas(t, md,
 		"| perf (21) | event-to-reconcile latency p50 ≤0.5x controller-runtime's | 70 p50-us | controller-runtime 100 p50-us | 0.700x | ≤0.50x | not met: the bound, 50 p50-us, is below the floor's 60 p50-us |",
 		"| perf (21) | event-to-reconcile latency p99 ≤0.5x controller-runtime's | 160 p99-us | controller-runtime 300 p99-us | 0.533x | ≤0.50x | not met |",
 		"| perf (21) | event-to-reconcile latency p50 ≤0.85x client-go's | 70 p50-us | client-go 90 p50-us | 0.778x | ≤0.85x | **met** |",
 		" 1 of those not met ask for less than the floor",
 		"| figure | kubeloop | controller-runtime | client-go | floor | wire-worker | wire | kubeloop / floor | kubeloop − floor |",
 		"| latency p50 (µs) | 70 | 100 | 90 | 60 | 50 | 40 |",
-	} {
+	)
+}
+
+// reportHas fails t for each of wants that md lacks, and then logs md.
+func reportHas(t *testing.T, md string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q", want)
 		}
