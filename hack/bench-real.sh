@@ -23,9 +23,9 @@ benchstat="go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9
 export GOMAXPROCS=2
 
 if [[ -n "${BENCH_QUICK:-}" ]]; then
-	e2e_flags=(-objects 1000 -events 1000 -event-objects 200 -latency 30)
+	e2e_flags=(-objects 1000 -events 1000 -event-objects 200 -latency 30 -floor)
 else
-	e2e_flags=(-objects 5000 -events 5000 -event-objects 1000 -latency 100)
+	e2e_flags=(-objects 5000 -events 5000 -event-objects 1000 -latency 100 -floor)
 fi
 
 # shellcheck source=hack/bench-lib.sh

@@ -56,6 +56,7 @@ var (
 	workers       = flag.Int("workers", 2, "reconcile workers of every stack")
 	writers       = flag.Int("writers", 8, "concurrent writers of the steady-state patches")
 	reverse       = flag.Bool("reverse", false, "run the stacks in reverse order")
+	floor         = flag.Bool("floor", false, "BenchmarkRealE2E also runs the reference consumer stacks.Floor (impl=floor)")
 
 	env       *envtest.Environment
 	cfg       *rest.Config

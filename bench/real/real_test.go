@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -41,6 +42,9 @@ type result struct {
 // process against the shared control plane. Run it with -benchtime 1x.
 func BenchmarkRealE2E(b *testing.B) {
 	names := slices.Clone(stacks.Names)
+	if *floor {
+		names = append(names, "floor")
+	}
 	if *reverse {
 		slices.Reverse(names)
 	}
@@ -183,6 +187,9 @@ func child(name string, conn connInfo, n, events, eventObjects, latency, workers
 	var r result
 	st, ok := stacks.Stacks[name]
 	if !ok {
+		st, ok = stacks.References[name]
+	}
+	if !ok {
 		return r, fmt.Errorf("unknown stack %q", name)
 	}
 	rec := newRecorder(n)
@@ -264,7 +271,9 @@ func child(name string, conn connInfo, n, events, eventObjects, latency, workers
 }
 
 // startProfile writes a CPU profile of a phase to
-// $KUBELOOP_REAL_CPUPROFILE.<phase>.<stack> when that variable is set.
+// $KUBELOOP_REAL_CPUPROFILE.<phase>.<stack> when that variable is set, at
+// $KUBELOOP_REAL_PROFILE_HZ samples a second if set.
 func startProfile(name string) (stop func()) {
-	return profiling.CPU(os.Getenv("KUBELOOP_REAL_CPUPROFILE"), name, 0)
+	hz, _ := strconv.Atoi(os.Getenv("KUBELOOP_REAL_PROFILE_HZ"))
+	return profiling.CPU(os.Getenv("KUBELOOP_REAL_CPUPROFILE"), name, hz)
 }

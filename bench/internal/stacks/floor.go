@@ -166,9 +166,12 @@ func protoField(msg []byte, num uint64) []byte {
 	return nil
 }
 
-// watchFrames opens the WatchList of every ConfigMap (protobuf) on a plain
-// net/http client and calls fn with each frame, whose bytes are reused
-// once fn returns, until ctx ends (nil), the watch ends or fn fails.
+// watchFrames opens the WatchList of every ConfigMap (protobuf) and calls
+// fn with each frame, whose bytes are reused once fn returns, until ctx
+// ends (nil), the watch ends or fn fails. A plain http:// server (the
+// fake API server) is read on a plain net/http client; an https:// one (a
+// real API server, bench/real) on client-go's HTTP client for cfg, which
+// carries its TLS and credentials.
 func watchFrames(ctx context.Context, cfg *rest.Config, name string, fn func(frame []byte) error) error {
 	url := strings.TrimSuffix(cfg.Host, "/") + "/api/v1/configmaps?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -177,6 +180,11 @@ func watchFrames(ctx context.Context, cfg *rest.Config, name string, fn func(fra
 	}
 	req.Header.Set("Accept", runtime.ContentTypeProtobuf+";stream=watch")
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	if strings.HasPrefix(cfg.Host, "https://") {
+		if client, err = rest.HTTPClientFor(cfg); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	defer client.CloseIdleConnections()
 	resp, err := client.Do(req)
 	if err != nil {
