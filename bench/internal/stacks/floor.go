@@ -28,9 +28,10 @@ var References = map[string]Stack{
 	"wire-worker": WireWorker,
 }
 
-// Floor is the least a controller of ConfigMaps can do against the fake
-// API server: one WatchList (watch with sendInitialEvents=true, protobuf)
-// on a plain net/http client, each frame read and decoded with
+// Floor is the least a controller of ConfigMaps can do: one WatchList
+// (watch with sendInitialEvents=true, protobuf) opened as watchFrames
+// says (a plain net/http client for the fake API server), each frame
+// read and decoded with
 // apimachinery's protobuf serializer (the decode client-go does: the
 // WatchEvent, then the runtime.Unknown envelope and the ConfigMap), handed
 // over one buffered channel to a single worker goroutine that calls
@@ -77,8 +78,8 @@ func Wire(ctx context.Context, cfg *rest.Config, _ int, observe Observe) error {
 
 // WireWorker is Wire with the reconcile recorded on a second goroutine, a
 // worker the reader hands each object to over a buffered channel, as a
-// controller's workers are separate from its watch: the least a
-// controller can do. workers is ignored.
+// controller's workers are separate from its watch: Floor without the
+// decode. workers is ignored.
 func WireWorker(ctx context.Context, cfg *rest.Config, _ int, observe Observe) error {
 	send, stop := worker(ctx, observe)
 	defer stop()
