@@ -173,10 +173,7 @@ func runChild() int {
 
 func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, latency, workers int) (result, error) {
 	var r result
-	st, ok := stacks.Stacks[name]
-	if !ok {
-		st, ok = stacks.References[name]
-	}
+	st, ok := stacks.Lookup(name)
 	if !ok {
 		return r, fmt.Errorf("unknown stack %q", name)
 	}

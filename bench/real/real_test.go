@@ -185,10 +185,7 @@ func runChild() int {
 
 func child(name string, conn connInfo, n, events, eventObjects, latency, workers int, base int64) (result, error) {
 	var r result
-	st, ok := stacks.Stacks[name]
-	if !ok {
-		st, ok = stacks.References[name]
-	}
+	st, ok := stacks.Lookup(name)
 	if !ok {
 		return r, fmt.Errorf("unknown stack %q", name)
 	}

@@ -28,6 +28,15 @@ var References = map[string]Stack{
 	"wire-worker": WireWorker,
 }
 
+// Lookup returns the stack or reference of that name.
+func Lookup(name string) (Stack, bool) {
+	if st, ok := Stacks[name]; ok {
+		return st, true
+	}
+	st, ok := References[name]
+	return st, ok
+}
+
 // Floor is the least a controller of ConfigMaps can do: one WatchList
 // (watch with sendInitialEvents=true, protobuf) opened as watchFrames
 // says (a plain net/http client for the fake API server), each frame
