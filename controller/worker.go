@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/reconcile"
+	"github.com/kubeloop/kubeloop/workqueue"
 )
 
 // errReconcileTimeout is the cause of a reconcile context that hit
@@ -49,6 +50,10 @@ func (c *Controller) reconcileHandler(ctx context.Context, req reconcile.Request
 	res, err := c.reconcile(rctx, req)
 	c.metrics.ReconcileTime.Observe(time.Since(start).Seconds())
 
+	var prio int
+	if res.Priority != nil {
+		prio = *res.Priority
+	}
 	switch {
 	case err != nil:
 		c.metrics.Errors.Inc()
@@ -65,10 +70,10 @@ func (c *Controller) reconcileHandler(ctx context.Context, req reconcile.Request
 			log.V(1).Info("Reconcile failed while the reconciled kind is not served; dropped", "error", err.Error())
 			return
 		}
-		if !res.IsZero() {
-			log.Info("Warning: Reconciler returned both a result and an error; the result is ignored", "result", res)
+		if res.Requeue || res.RequeueAfter > 0 { //nolint:staticcheck // Requeue is handled until it is removed
+			log.Info("Warning: Reconciler returned both a result with Requeue or RequeueAfter set and an error; the requeue fields are ignored", "result", res)
 		}
-		c.queue.AddRateLimited(req)
+		c.addRateLimited(req, prio)
 		if ctx.Err() != nil {
 			log.V(1).Info("Reconcile ended by shutdown", "error", err.Error())
 			return
@@ -82,12 +87,31 @@ func (c *Controller) reconcileHandler(ctx context.Context, req reconcile.Request
 		log.Error(err, "Reconciler error")
 	case res.RequeueAfter > 0:
 		c.queue.Forget(req)
-		c.queue.AddAfter(req, res.RequeueAfter)
+		if prio == 0 {
+			c.queue.AddAfter(req, res.RequeueAfter)
+		} else {
+			c.queue.AddWithOpts(workqueue.AddOpts{Priority: prio, After: res.RequeueAfter}, req)
+		}
 		c.metrics.ReconcileRequeueAfter.Inc()
+	case res.Requeue: //nolint:staticcheck // Requeue is handled until it is removed
+		// controller-runtime's meaning: a rate-limited requeue, which backs
+		// off like a failure; the backoff is not reset.
+		c.addRateLimited(req, prio)
+		c.metrics.ReconcileRequeue.Inc()
 	default:
 		c.queue.Forget(req)
 		c.metrics.ReconcileSuccess.Inc()
 	}
+}
+
+// addRateLimited re-adds req after the rate limiter's delay, at priority
+// prio.
+func (c *Controller) addRateLimited(req reconcile.Request, prio int) {
+	if prio == 0 {
+		c.queue.AddRateLimited(req)
+		return
+	}
+	c.queue.AddWithOpts(workqueue.AddOpts{Priority: prio, RateLimited: true}, req)
 }
 
 // reconcile calls the Reconciler with the reconcile timeout and, unless

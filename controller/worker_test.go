@@ -162,7 +162,7 @@ func TestProcessErrorWinsOverResult(t *testing.T) {
 		require.True(t, c.processNextWorkItem(t.Context()))
 		require.True(t, c.processNextWorkItem(t.Context()))
 		assert.Equal(t, 5*time.Millisecond, time.Since(start), "re-queued by the rate limiter, not by RequeueAfter")
-		assert.Contains(t, logs.String(), "the result is ignored")
+		assert.Contains(t, logs.String(), "the requeue fields are ignored")
 	})
 }
 

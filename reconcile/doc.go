@@ -11,6 +11,14 @@
 //     never retried.
 //   - Result{RequeueAfter: d} with a nil error re-queues the Request after d
 //     and resets its backoff.
+//   - Result{Requeue: true} (deprecated, as in controller-runtime) with a
+//     nil error and no RequeueAfter re-queues the Request through the rate
+//     limiter: it backs off as a failure would, without logging an error.
+//   - Result.Priority, when set, is the priority of the re-add the Result
+//     or the error causes.
+//   - Reconciler and Func are TypedReconciler and TypedFunc of Request, the
+//     names ported controller-runtime code uses; controllers accept no
+//     other request type.
 //
 // Reconcile must be idempotent: it reads the current state, computes the
 // difference to the desired state and writes only that difference.

@@ -25,25 +25,66 @@ func (r Request) String() string {
 
 // Result says whether and when the controller looks at a Request again.
 // The zero value means done: no requeue until the next event.
+//
+// The controller acts on the first that applies, as controller-runtime's
+// does: a non-nil error (the Result's requeue fields are then ignored, and
+// a warning is logged if they were set); RequeueAfter; Requeue; done.
 type Result struct {
+	// Requeue, when RequeueAfter is 0 and the returned error is nil,
+	// re-queues the Request through the controller's rate limiter
+	// (AddRateLimited): each such requeue without an intervening success
+	// backs off further, as a failure would, but is counted as
+	// controller_runtime_reconcile_total{result="requeue"} and logs no
+	// error. RequeueAfter wins when both are set.
+	//
+	// Deprecated: use RequeueAfter to look again after a known delay, or
+	// return an error to retry with backoff. Kept because controller-runtime
+	// keeps it, with the same meaning.
+	Requeue bool
+
 	// RequeueAfter, when positive, re-queues the Request after this long
 	// (when the returned error is nil). The per-item backoff is reset.
 	RequeueAfter time.Duration
+
+	// Priority, when set, is the queue priority (workqueue.AddOpts.Priority:
+	// higher first) with which the Request is re-added by this reconcile's
+	// outcome: the retry after an error, RequeueAfter or Requeue. Nil means
+	// the default priority, 0; unlike controller-runtime's priority queue,
+	// kubeloop does not carry over the priority the Request was added with
+	// (an initial-list Request, handler.LowPriority, is retried at 0). A
+	// Result that re-adds nothing ignores it.
+	Priority *int
 }
 
-// IsZero reports whether the Result asks for nothing.
-func (r Result) IsZero() bool { return r == Result{} }
+// IsZero reports whether the Result asks for nothing: no requeue and no
+// priority.
+func (r Result) IsZero() bool {
+	return !r.Requeue && r.RequeueAfter == 0 && r.Priority == nil
+}
 
 // Reconciler brings one object's actual state towards its desired state.
-type Reconciler interface {
-	Reconcile(ctx context.Context, req Request) (Result, error)
+// It is TypedReconciler of Request.
+type Reconciler = TypedReconciler[Request]
+
+// TypedReconciler is a Reconciler of a request type of its own, as in
+// controller-runtime. kubeloop's controllers queue Request only, so the
+// controller and the builder accept a TypedReconciler[Request] (that is, a
+// Reconciler) and refuse any other request type with an error.
+type TypedReconciler[request comparable] interface {
+	// Reconcile brings the object named by req towards its desired state.
+	Reconcile(ctx context.Context, req request) (Result, error)
 }
 
-// Func adapts a function to a Reconciler.
-type Func func(context.Context, Request) (Result, error)
+// Func adapts a function to a Reconciler. It is TypedFunc of Request.
+type Func = TypedFunc[Request]
+
+// TypedFunc adapts a function to a TypedReconciler.
+type TypedFunc[request comparable] func(context.Context, request) (Result, error)
 
 // Reconcile calls f(ctx, req).
-func (f Func) Reconcile(ctx context.Context, req Request) (Result, error) { return f(ctx, req) }
+func (f TypedFunc[request]) Reconcile(ctx context.Context, req request) (Result, error) {
+	return f(ctx, req)
+}
 
 var _ Reconciler = Func(nil)
 

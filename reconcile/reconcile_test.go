@@ -45,6 +45,23 @@ func TestRequestString(t *testing.T) {
 func TestResult(t *testing.T) {
 	assert.True(t, reconcile.Result{}.IsZero())
 	assert.False(t, reconcile.Result{RequeueAfter: time.Second}.IsZero())
+	assert.False(t, reconcile.Result{Requeue: true}.IsZero()) //nolint:staticcheck // the deprecated field under test
+	zero := 0
+	assert.False(t, reconcile.Result{Priority: &zero}.IsZero(), "a set priority, even 0, is something")
+}
+
+func TestTypedFunc(t *testing.T) {
+	type key struct{ cluster, name string }
+	var got key
+	var r reconcile.TypedReconciler[key] = reconcile.TypedFunc[key](func(_ context.Context, k key) (reconcile.Result, error) {
+		got = k
+		return reconcile.Result{RequeueAfter: time.Second}, nil
+	})
+	res, err := r.Reconcile(context.Background(), key{"east", "web"})
+	assert.NoError(t, err)
+	assert.Equal(t, key{"east", "web"}, got)
+	assert.Equal(t, time.Second, res.RequeueAfter)
+	var _ reconcile.Reconciler = reconcile.TypedFunc[reconcile.Request](nil) // one type, two names
 }
 
 func ExampleFunc() {
