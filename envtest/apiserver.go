@@ -65,6 +65,9 @@ func (e *Environment) apiServerArgs(port int) []string {
 		"--allow-privileged=true",
 		"--v=0",
 	}
+	if s := e.ControlPlane.APIServer; s != nil {
+		args = append(s.args.apply(args), s.Args...)
+	}
 	return append(args, e.APIServerFlags...)
 }
 
@@ -88,7 +91,9 @@ func (e *Environment) startAPIServer(ctx context.Context, choosePort bool) error
 			return err
 		}
 		url := "https://127.0.0.1:" + itoa(e.apiPort)
-		lastErr = e.apiserver.waitReady(ctx, httpReady(httpClient, url+"/readyz", "ok"))
+		wctx, cancelWait := waitCtx(ctx, e.timeouts.apiStart)
+		lastErr = e.apiserver.waitReady(wctx, httpReady(httpClient, url+"/readyz", "ok"))
+		cancelWait()
 		if lastErr == nil {
 			e.config = &rest.Config{
 				Host:            url,

@@ -5,6 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/version"
 )
 
 // Versions of the binaries that `make tools` builds.
@@ -20,6 +25,17 @@ const ToolsDirEnv = "KUBELOOP_TOOLS_DIR"
 // AssetsDirEnv names the environment variable setup-envtest sets to the
 // directory holding etcd, kube-apiserver and kubectl.
 const AssetsDirEnv = "KUBEBUILDER_ASSETS"
+
+// Environment variables that pin one binary, as in controller-runtime; they
+// come before every directory.
+const (
+	APIServerPathEnv = "TEST_ASSET_KUBE_APISERVER"
+	EtcdPathEnv      = "TEST_ASSET_ETCD"
+)
+
+// DefaultAssetsDirectory is controller-runtime's last resort, searched last
+// here too.
+const DefaultAssetsDirectory = "/usr/local/kubebuilder/bin"
 
 // ErrBinaryMissing is returned (wrapped) when etcd or kube-apiserver is not
 // where the Environment looks for it.
@@ -42,32 +58,307 @@ func DefaultBinaryAssetsDirectory() string {
 	return filepath.Join(root, versionKey)
 }
 
-// binaryAssetsDirectory returns where Start takes the binaries from:
-// BinaryAssetsDirectory; else $KUBEBUILDER_ASSETS when it holds both etcd
-// and kube-apiserver; else DefaultBinaryAssetsDirectory().
-func (e *Environment) binaryAssetsDirectory() string {
-	if e.BinaryAssetsDirectory != "" {
-		return e.BinaryAssetsDirectory
-	}
-	if dir := os.Getenv(AssetsDirEnv); dir != "" {
-		_, etcdErr := binaryPath(dir, "etcd")
-		_, apiErr := binaryPath(dir, "kube-apiserver")
-		if etcdErr == nil && apiErr == nil {
-			return dir
+// SetupEnvtestDefaultBinaryAssetsDirectory returns the directory where
+// setup-envtest keeps the binaries it downloads when given no --bin-dir
+// (controller-runtime's function of the same name): on Linux
+// ${XDG_DATA_HOME:-~/.local/share}/kubebuilder-envtest/k8s, on macOS
+// ~/Library/Application Support/io.kubebuilder.envtest/k8s, on Windows
+// %LocalAppData%\kubebuilder-envtest\k8s. It holds one
+// <version>-<os>-<arch> subfolder per version, which BinaryAssetsDirectory
+// accepts as it is. Start searches it even when BinaryAssetsDirectory is
+// something else.
+func SetupEnvtestDefaultBinaryAssetsDirectory() (string, error) {
+	var base string
+	switch runtime.GOOS {
+	case "windows":
+		if base = os.Getenv("LocalAppData"); base == "" {
+			return "", errors.New("envtest: %LocalAppData% is not defined")
 		}
+		return filepath.Join(base, "kubebuilder-envtest", "k8s"), nil
+	case "darwin", "ios":
+		home := os.Getenv("HOME")
+		if home == "" {
+			return "", errors.New("envtest: $HOME is not defined")
+		}
+		return filepath.Join(home, "Library", "Application Support", "io.kubebuilder.envtest", "k8s"), nil
+	default:
+		if base = os.Getenv("XDG_DATA_HOME"); base == "" {
+			home := os.Getenv("HOME")
+			if home == "" {
+				return "", errors.New("envtest: neither $XDG_DATA_HOME nor $HOME is defined")
+			}
+			base = filepath.Join(home, ".local", "share")
+		}
+		return filepath.Join(base, "kubebuilder-envtest", "k8s"), nil
 	}
-	return DefaultBinaryAssetsDirectory()
 }
 
-// binaryPath returns the path of name in dir, or an error saying how to
-// build it.
-func binaryPath(dir, name string) (string, error) {
-	p := filepath.Join(dir, name)
-	info, err := os.Stat(p)
-	if err != nil || info.IsDir() || info.Mode()&0o111 == 0 {
-		return "", fmt.Errorf("%w: %s not found at %s; build it with `make tools` "+
-			"(or set %s to the root of a directory holding %s/%s, or %s to a directory holding etcd and kube-apiserver)",
-			ErrBinaryMissing, name, p, ToolsDirEnv, versionKey, name, AssetsDirEnv)
+// binaryPaths are the binaries Start runs.
+type binaryPaths struct {
+	etcd, apiserver string
+}
+
+// place is one location the search looked at, for the error.
+type place struct {
+	what    string // "$KUBEBUILDER_ASSETS", "BinaryAssetsDirectory", ...
+	dir     string // "" when not set
+	problem string // what was missing there
+}
+
+func (p place) String() string {
+	if p.dir == "" {
+		return p.what + ": not set"
 	}
-	return p, nil
+	return p.what + " " + p.dir + ": " + p.problem
+}
+
+// findBinaries returns the etcd and kube-apiserver to run. A binary pinned
+// by ControlPlane.<X>.Path or $TEST_ASSET_<X> is taken as it is (and must
+// exist); the others come from the first directory that holds them all, in
+// controller-runtime's order extended with kubeloop's cache:
+// $KUBEBUILDER_ASSETS, BinaryAssetsDirectory, DefaultBinaryAssetsDirectory(),
+// SetupEnvtestDefaultBinaryAssetsDirectory(), /usr/local/kubebuilder/bin.
+// A directory may hold the binaries or setup-envtest's
+// <version>-<os>-<arch> subfolders (directly or under k8s/); of those the
+// newest holding all of them is taken. The error lists every place and what
+// was missing there.
+func (e *Environment) findBinaries() (binaryPaths, error) {
+	var out binaryPaths
+	var need []string
+	pin := func(name, field, fieldPath, env string, dst *string) error {
+		if fieldPath != "" {
+			*dst = fieldPath
+			return checkPinned(name, field, fieldPath)
+		}
+		if p, ok := os.LookupEnv(env); ok && p != "" {
+			*dst = p
+			return checkPinned(name, "$"+env, p)
+		}
+		need = append(need, name)
+		return nil
+	}
+	cp := &e.ControlPlane
+	var etcdPin, apiPin string
+	if cp.Etcd != nil {
+		etcdPin = cp.Etcd.Path
+	}
+	if cp.APIServer != nil {
+		apiPin = cp.APIServer.Path
+	}
+	if err := pin("etcd", "ControlPlane.Etcd.Path", etcdPin, EtcdPathEnv, &out.etcd); err != nil {
+		return out, err
+	}
+	if err := pin("kube-apiserver", "ControlPlane.APIServer.Path", apiPin, APIServerPathEnv, &out.apiserver); err != nil {
+		return out, err
+	}
+	if len(need) == 0 {
+		return out, nil
+	}
+
+	setupEnvtest, setupErr := SetupEnvtestDefaultBinaryAssetsDirectory()
+	places := []place{
+		{what: "$" + AssetsDirEnv, dir: os.Getenv(AssetsDirEnv)},
+		{what: "BinaryAssetsDirectory", dir: e.BinaryAssetsDirectory},
+		{what: "the `make tools` cache", dir: DefaultBinaryAssetsDirectory()},
+		{what: "setup-envtest's default directory", dir: setupEnvtest},
+		{what: "controller-runtime's default directory", dir: DefaultAssetsDirectory},
+	}
+	if setupErr != nil {
+		places[3].problem = setupErr.Error()
+	}
+	for i := range places {
+		p := &places[i]
+		if p.dir == "" {
+			continue
+		}
+		dir, problem := lookDir(p.dir, need, e.DownloadBinaryAssetsVersion)
+		if dir == "" {
+			p.problem = problem
+			continue
+		}
+		for _, name := range need {
+			switch name {
+			case "etcd":
+				out.etcd = filepath.Join(dir, name)
+			case "kube-apiserver":
+				out.apiserver = filepath.Join(dir, name)
+			}
+		}
+		return out, nil
+	}
+	return out, e.missingError(need, places)
+}
+
+// missingError says where the search looked and what to do.
+func (e *Environment) missingError(need []string, places []place) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s not found; searched:", ErrBinaryMissing.Error(), strings.Join(need, " and "))
+	for _, p := range places {
+		b.WriteString("\n  - " + p.String())
+	}
+	if e.DownloadBinaryAssets {
+		b.WriteString("\nDownloadBinaryAssets is true, but kubeloop's envtest downloads nothing")
+		if e.DownloadBinaryAssetsVersion != "" {
+			b.WriteString(" (DownloadBinaryAssetsVersion " + e.DownloadBinaryAssetsVersion + " was looked for among version subfolders)")
+		}
+		b.WriteString(".")
+	}
+	fmt.Fprintf(&b, "\nTo fix: build them with `make tools` (into %s), or run `setup-envtest use -p path` "+
+		"and set %s to the directory it prints, or point BinaryAssetsDirectory at a directory "+
+		"holding etcd and kube-apiserver or setup-envtest's <version>-%s-%s subfolders.",
+		DefaultBinaryAssetsDirectory(), AssetsDirEnv, runtime.GOOS, runtime.GOARCH)
+	return &missingBinariesError{msg: b.String()}
+}
+
+// missingBinariesError is ErrBinaryMissing with the search report; its
+// message starts with ErrBinaryMissing's.
+type missingBinariesError struct{ msg string }
+
+func (m *missingBinariesError) Error() string { return m.msg }
+func (m *missingBinariesError) Unwrap() error { return ErrBinaryMissing }
+
+// checkPinned checks a binary named by a field or variable.
+func checkPinned(name, source, path string) error {
+	if problem := executable(path); problem != "" {
+		return fmt.Errorf("%w: %s: %s %s %s", ErrBinaryMissing, name, source, path, problem)
+	}
+	return nil
+}
+
+// executable returns "" when path is an executable regular file, else what
+// is wrong with it.
+func executable(path string) string {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "does not exist"
+	case err != nil:
+		return err.Error()
+	case info.IsDir():
+		return "is a directory"
+	case info.Mode()&0o111 == 0:
+		return "is not executable"
+	}
+	return ""
+}
+
+// lookDir returns the directory under dir that holds every binary of need
+// (dir itself, else the newest setup-envtest version subfolder of dir or
+// of dir/k8s, preferring prefer when it holds them), or "" and what was
+// missing.
+func lookDir(dir string, need []string, prefer string) (string, string) {
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "", "does not exist"
+	case err != nil:
+		return "", err.Error()
+	case !info.IsDir():
+		return "", "is not a directory"
+	}
+	direct := missingIn(dir, need)
+	if direct == "" {
+		return dir, ""
+	}
+	problems := []string{direct}
+	anySubdir := false
+	roots := []string{dir}
+	if filepath.Base(filepath.Clean(dir)) != "k8s" {
+		if st, err := os.Stat(filepath.Join(dir, "k8s")); err == nil && st.IsDir() {
+			roots = append(roots, filepath.Join(dir, "k8s"))
+		}
+	}
+	for _, root := range roots {
+		subs := versionSubdirs(root)
+		if len(subs) == 0 {
+			continue
+		}
+		anySubdir = true
+		if prefer != "" {
+			for _, s := range subs {
+				if s.matches(prefer) && missingIn(s.path, need) == "" {
+					return s.path, ""
+				}
+			}
+		}
+		var lacking []string
+		for _, s := range subs {
+			m := missingIn(s.path, need)
+			if m == "" {
+				return s.path, ""
+			}
+			lacking = append(lacking, filepath.Base(s.path)+" ("+m+")")
+		}
+		problems = append(problems, "no version subfolder of "+root+" holds them all: "+strings.Join(lacking, ", "))
+	}
+	if !anySubdir {
+		problems = append(problems, fmt.Sprintf("and no <version>-%s-%s subfolder", runtime.GOOS, runtime.GOARCH))
+	}
+	return "", strings.Join(problems, "; ")
+}
+
+// missingIn returns "" when dir holds every binary of need, else which are
+// missing and why ("etcd does not exist, kube-apiserver is not executable").
+func missingIn(dir string, need []string) string {
+	var missing []string
+	for _, name := range need {
+		if problem := executable(filepath.Join(dir, name)); problem != "" {
+			missing = append(missing, name+" "+problem)
+		}
+	}
+	return strings.Join(missing, ", ")
+}
+
+// versionSubdir is one of setup-envtest's <version>-<os>-<arch> folders.
+type versionSubdir struct {
+	path    string
+	raw     string
+	version *version.Version
+}
+
+// matches reports whether s is version v ("1.31.0" or "v1.31.0").
+func (s versionSubdir) matches(v string) bool {
+	if strings.TrimPrefix(s.raw, "v") == strings.TrimPrefix(v, "v") {
+		return true
+	}
+	want, err := parseVersion(v)
+	return err == nil && s.version.EqualTo(want)
+}
+
+// parseVersion parses a semantic version ("1.31.0-rc.1"), else a generic
+// one ("1.31").
+func parseVersion(s string) (*version.Version, error) {
+	if v, err := version.ParseSemantic(s); err == nil {
+		return v, nil
+	}
+	return version.ParseGeneric(s)
+}
+
+// versionSubdirs returns root's subfolders named <version>-<GOOS>-<GOARCH>,
+// newest first.
+func versionSubdirs(root string) []versionSubdir {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	suffix := "-" + runtime.GOOS + "-" + runtime.GOARCH
+	var out []versionSubdir
+	for _, ent := range entries {
+		name := ent.Name()
+		raw, ok := strings.CutSuffix(name, suffix)
+		if !ok {
+			continue
+		}
+		path := filepath.Join(root, name)
+		if st, err := os.Stat(path); err != nil || !st.IsDir() {
+			continue
+		}
+		v, err := parseVersion(raw)
+		if err != nil {
+			continue
+		}
+		out = append(out, versionSubdir{path: path, raw: raw, version: v})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[j].version.LessThan(out[i].version) })
+	return out
 }

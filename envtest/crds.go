@@ -1,6 +1,7 @@
 package envtest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -31,7 +33,7 @@ func (e *Environment) InstallCRDs(ctx context.Context, crds ...*unstructured.Uns
 	if e.config == nil {
 		return errors.New("envtest: environment not started")
 	}
-	created, err := installCRDs(ctx, e.config, crds)
+	created, err := installCRDs(ctx, e.config, crds, 0)
 	e.createdCRDs = append(e.createdCRDs, created...)
 	return err
 }
@@ -39,8 +41,103 @@ func (e *Environment) InstallCRDs(ctx context.Context, crds ...*unstructured.Uns
 // ApplyCRDs installs crds on any cluster cfg reaches (the demo uses it
 // against an existing cluster) and waits until each is served.
 func ApplyCRDs(ctx context.Context, cfg *rest.Config, crds ...*unstructured.Unstructured) error {
-	_, err := installCRDs(ctx, cfg, crds)
+	_, err := installCRDs(ctx, cfg, crds, 0)
 	return err
+}
+
+// CRDInstallOptions are CRD sources and how to wait for them,
+// controller-runtime's envtest.CRDInstallOptions. In an Environment, Paths
+// and CRDs are installed beside CRDDirectoryPaths and CRDs; alone, they are
+// what the package functions InstallCRDs and UninstallCRDs take.
+type CRDInstallOptions struct {
+	// Scheme is accepted and unused: controller-runtime decides from it
+	// which CRDs get conversion webhooks; kubeloop installs CRDs as they
+	// are written.
+	Scheme *runtime.Scheme
+	// Paths are files, or directories of *.yaml, *.yml and *.json files,
+	// holding CustomResourceDefinitions.
+	Paths []string
+	// CRDs are installed beside those of Paths.
+	CRDs []*unstructured.Unstructured
+	// ErrorIfPathMissing fails on a Paths entry that does not exist;
+	// false skips it. Inside an Environment, ErrorIfCRDPathMissing decides
+	// instead (controller-runtime overwrites this field with it).
+	ErrorIfPathMissing bool
+	// MaxTime bounds the wait until every CRD is served; 0 means the
+	// Environment's StartTimeout (10 s for the package function
+	// InstallCRDs, as in controller-runtime).
+	MaxTime time.Duration
+	// PollInterval is how often readiness is checked; 0 means 50 ms.
+	PollInterval time.Duration
+	// CleanUpAfterUse makes Environment.Stop delete every CRD Start
+	// installed on an existing cluster, also those that existed before
+	// (without it Stop deletes only those Start created). On the
+	// Environment's own control plane everything goes anyway.
+	CleanUpAfterUse bool
+	// WebhookOptions is accepted and unused (controller-runtime points
+	// conversion webhooks at it); Environment.WebhookInstallOptions
+	// installs admission webhooks.
+	WebhookOptions WebhookInstallOptions
+}
+
+// InstallCRDs installs the CRDs of options on the cluster cfg reaches and
+// waits until each is served, controller-runtime's envtest.InstallCRDs; it
+// returns the CRDs installed.
+func InstallCRDs(cfg *rest.Config, options CRDInstallOptions) ([]*unstructured.Unstructured, error) {
+	crds, err := options.read(options.ErrorIfPathMissing)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cmp.Or(options.MaxTime, 10*time.Second))
+	defer cancel()
+	_, err = installCRDs(ctx, cfg, crds, options.PollInterval)
+	return crds, err
+}
+
+// UninstallCRDs deletes the CRDs of options from the cluster cfg reaches;
+// CRDs already gone are not an error.
+func UninstallCRDs(cfg *rest.Config, options CRDInstallOptions) error {
+	crds, err := options.read(options.ErrorIfPathMissing)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cmp.Or(options.MaxTime, 10*time.Second))
+	defer cancel()
+	return uninstallCRDs(ctx, cfg, crdNames(crds))
+}
+
+// read returns the CRDs of Paths and CRDs.
+func (o *CRDInstallOptions) read(errorIfMissing bool) ([]*unstructured.Unstructured, error) {
+	crds, err := readCRDs(o.Paths, !errorIfMissing)
+	if err != nil {
+		return nil, err
+	}
+	return append(crds, o.CRDs...), nil
+}
+
+// crdNames returns the names of crds.
+func crdNames(crds []*unstructured.Unstructured) []string {
+	names := make([]string, 0, len(crds))
+	for _, c := range crds {
+		names = append(names, c.GetName())
+	}
+	return names
+}
+
+// mergeNames returns a followed by the names of b not in a.
+func mergeNames(a, b []string) []string {
+	out := append([]string(nil), a...)
+	seen := map[string]bool{}
+	for _, n := range a {
+		seen[n] = true
+	}
+	for _, n := range b {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // ReadCRDs reads the CustomResourceDefinitions in YAML files, or in the
@@ -86,7 +183,24 @@ func (e *Environment) loadCRDs() ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(crds, e.CRDs...), nil
+	more, err := e.CRDInstallOptions.read(e.ErrorIfCRDPathMissing)
+	if err != nil {
+		return nil, err
+	}
+	crds = append(append(crds, e.CRDs...), more...)
+	// A CRD named twice (in a directory and in CRDInstallOptions, say) is
+	// installed once, the last one read winning.
+	last := map[string]int{}
+	for i, c := range crds {
+		last[c.GetName()] = i
+	}
+	out := crds[:0:0]
+	for i, c := range crds {
+		if last[c.GetName()] == i {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // manifestFiles returns path, or the *.yaml, *.yml and *.json files of
@@ -117,7 +231,7 @@ func manifestFiles(path string) ([]string, error) {
 
 // installCRDs creates or updates crds, waits until each is served and
 // returns the names of those it created (not updated).
-func installCRDs(ctx context.Context, cfg *rest.Config, crds []*unstructured.Unstructured) (created []string, err error) {
+func installCRDs(ctx context.Context, cfg *rest.Config, crds []*unstructured.Unstructured, poll time.Duration) (created []string, err error) {
 	if len(crds) == 0 {
 		return nil, nil
 	}
@@ -152,7 +266,7 @@ func installCRDs(ctx context.Context, cfg *rest.Config, crds []*unstructured.Uns
 		}
 	}
 	for _, crd := range crds {
-		if err := waitCRD(ctx, client, httpClient, strings.TrimSuffix(cfg.Host, "/"), crd); err != nil {
+		if err := waitCRD(ctx, client, httpClient, strings.TrimSuffix(cfg.Host, "/"), crd, cmp.Or(poll, 50*time.Millisecond)); err != nil {
 			return created, err
 		}
 	}
@@ -216,7 +330,7 @@ func warmUp(ctx context.Context, dyn dynamic.Interface, crds []*unstructured.Uns
 
 // waitCRD waits until crd is Established and each served version answers
 // discovery and a list at once.
-func waitCRD(ctx context.Context, client dynamic.ResourceInterface, httpClient *http.Client, host string, crd *unstructured.Unstructured) error {
+func waitCRD(ctx context.Context, client dynamic.ResourceInterface, httpClient *http.Client, host string, crd *unstructured.Unstructured, poll time.Duration) error {
 	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
 	plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
 	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
@@ -229,7 +343,7 @@ func waitCRD(ctx context.Context, client dynamic.ResourceInterface, httpClient *
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("envtest: CRD %s not served: %w (last: %v)", crd.GetName(), ctx.Err(), last)
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(poll):
 		}
 	}
 }

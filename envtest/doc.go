@@ -4,9 +4,15 @@
 // The binaries are built from the Go module proxy by `make tools` (the
 // module in tools/controlplane) into a cache directory outside the clone:
 // $KUBELOOP_TOOLS_DIR/<version>/ when the variable is set, else
-// ~/.cache/kubeloop/tools/<version>/. Environment.BinaryAssetsDirectory
-// overrides both, and so does $KUBEBUILDER_ASSETS when it names a
-// directory holding etcd and kube-apiserver (what setup-envtest prints).
+// ~/.cache/kubeloop/tools/<version>/. Binaries that setup-envtest fetched
+// work as well: Start searches, in controller-runtime's order,
+// ControlPlane.APIServer.Path / ControlPlane.Etcd.Path, $TEST_ASSET_ETCD /
+// $TEST_ASSET_KUBE_APISERVER, $KUBEBUILDER_ASSETS, BinaryAssetsDirectory,
+// then the `make tools` cache, setup-envtest's default directory and
+// /usr/local/kubebuilder/bin. A directory may hold the binaries or
+// setup-envtest's <version>-<os>-<arch> subfolders (the newest complete one
+// wins); one that does not exist is passed over. Nothing is downloaded
+// (DownloadBinaryAssets is accepted and only changes the error's hint).
 //
 // A test package starts one Environment in TestMain and shares it:
 //
@@ -49,8 +55,10 @@
 //     config/webhook, pointed at https://LocalServingHost:LocalServingPort
 //     with a CA bundle; the serving pair is in LocalServingCertDir
 //     (tls.crt, tls.key) for the test's webhook server.
+//   - When no place holds the binaries, Start's error (ErrBinaryMissing)
+//     lists every place searched and what each lacked.
 //   - UseExistingCluster (or USE_EXISTING_CLUSTER=true) starts nothing and
-//     works on the cluster of ExistingClusterConfig or the current
+//     works on the cluster of Environment.Config or the current
 //     kubeconfig; Stop deletes the CRDs and webhook configurations Start
 //     created there, never ones that existed before.
 //   - No kube-controller-manager runs: Deployments create no ReplicaSets,

@@ -15,12 +15,38 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 )
 
 // Environment is one local control plane. The zero value is ready to Start;
-// every field is optional.
+// every field is optional. Its fields are controller-runtime's
+// envtest.Environment's (a kubebuilder or operator-sdk suite_test.go
+// compiles unchanged, CRDs aside) plus kubeloop's Authorization,
+// APIServerFlags and StartTimeout.
 type Environment struct {
+	// ControlPlane configures etcd and kube-apiserver: binary paths,
+	// extra flags (ControlPlane.GetAPIServer().Configure().Set(...)),
+	// output writers, per-process timeouts. The zero value takes every
+	// default.
+	ControlPlane ControlPlane
+	// Scheme is accepted for controller-runtime's sake, where it decides
+	// which CRDs get conversion webhooks; kubeloop installs CRDs as they
+	// are written. Nil: Start sets client-go's scheme.Scheme, as
+	// controller-runtime does.
+	Scheme *runtime.Scheme
+	// Config is the cluster's admin config. Start sets it (and returns a
+	// copy). With UseExistingCluster, a Config set before Start names the
+	// cluster to use; nil means the current kubeconfig.
+	Config *rest.Config
+	// KubeConfig is Config as a kubeconfig file's bytes, for kubectl or
+	// other tools; Start fills it when empty.
+	KubeConfig []byte
+	// CRDInstallOptions are further CRD sources and how to wait for them
+	// (controller-runtime's); Paths and CRDs merge with CRDDirectoryPaths
+	// and CRDs. The zero value adds nothing.
+	CRDInstallOptions CRDInstallOptions
 	// CRDs are installed at Start, which waits until each is served. Each
 	// is an apiextensions.k8s.io/v1 CustomResourceDefinition.
 	CRDs []*unstructured.Unstructured
@@ -28,44 +54,81 @@ type Environment struct {
 	// files, whose CustomResourceDefinitions are installed at Start. A
 	// path that does not exist is skipped, unless ErrorIfCRDPathMissing.
 	CRDDirectoryPaths []string
-	// ErrorIfCRDPathMissing makes Start fail when a CRDDirectoryPaths
-	// entry does not exist. False: such a path is skipped silently, as in
-	// controller-runtime.
+	// ErrorIfCRDPathMissing makes Start fail when a CRDDirectoryPaths or
+	// CRDInstallOptions.Paths entry does not exist. False: such a path is
+	// skipped silently, as in controller-runtime (which also lets this
+	// field override CRDInstallOptions.ErrorIfPathMissing).
 	ErrorIfCRDPathMissing bool
 	// WebhookInstallOptions install admission webhook configurations that
 	// call a server the test runs locally; Start fills its LocalServing*
 	// fields. The zero value installs none.
 	WebhookInstallOptions WebhookInstallOptions
-	// BinaryAssetsDirectory holds etcd and kube-apiserver. Empty means
-	// $KUBEBUILDER_ASSETS when that directory holds both (setup-envtest's
-	// layout), else DefaultBinaryAssetsDirectory().
+
+	// BinaryAssetsDirectory is one of the places Start looks for etcd and
+	// kube-apiserver: a directory holding them, or holding setup-envtest's
+	// <version>-<os>-<arch> subfolders (directly or under k8s/; the newest
+	// that has both is taken). As in controller-runtime, $KUBEBUILDER_ASSETS
+	// comes first (and ControlPlane.*.Path and $TEST_ASSET_ETCD /
+	// $TEST_ASSET_KUBE_APISERVER before it, per binary); a place that does
+	// not exist or lacks a binary is passed over, then come the `make
+	// tools` cache (DefaultBinaryAssetsDirectory), setup-envtest's default
+	// directory and /usr/local/kubebuilder/bin. When none holds them, the
+	// error lists every place and what each lacked. Empty: not searched.
 	BinaryAssetsDirectory string
+	// DownloadBinaryAssets is accepted for controller-runtime's sake, but
+	// nothing is downloaded here: the binaries come from the places
+	// BinaryAssetsDirectory lists (build them with `make tools`, or
+	// fetch them with setup-envtest). True only adds a hint to the error
+	// when none is found.
+	DownloadBinaryAssets bool
+	// DownloadBinaryAssetsVersion is the version preferred among
+	// setup-envtest's version subfolders ("1.31.0" or "v1.31.0"); a
+	// missing one is not downloaded. Empty means the newest.
+	DownloadBinaryAssetsVersion string
+	// DownloadBinaryAssetsIndexURL is accepted and unused: nothing is
+	// downloaded.
+	DownloadBinaryAssetsIndexURL string
+
 	// UseExistingCluster starts no process: Start connects to the cluster
-	// of ExistingClusterConfig, or of the current kubeconfig ($KUBECONFIG,
-	// ~/.kube/config, in-cluster) when that is nil, and installs CRDs and
-	// webhook configurations there; Stop deletes those Start created (never
-	// ones that existed before). Nil means the environment variable
+	// of Config, or of the current kubeconfig ($KUBECONFIG, ~/.kube/config,
+	// in-cluster) when Config is nil, and installs CRDs and webhook
+	// configurations there; Stop deletes those Start created (never ones
+	// that existed before). Nil means the environment variable
 	// USE_EXISTING_CLUSTER=true decides, as in controller-runtime.
 	UseExistingCluster *bool
-	// ExistingClusterConfig is the cluster UseExistingCluster connects
-	// to; nil means the current kubeconfig. (controller-runtime's
-	// Environment.Config field; here Config() returns the config in use.)
-	ExistingClusterConfig *rest.Config
+	// ControlPlaneStartTimeout bounds how long etcd, and then
+	// kube-apiserver, may each take to become ready; 0 means
+	// $KUBEBUILDER_CONTROLPLANE_START_TIMEOUT (a time.ParseDuration string),
+	// else no bound of its own (StartTimeout still bounds Start).
+	ControlPlaneStartTimeout time.Duration
+	// ControlPlaneStopTimeout bounds how long each process may take to
+	// exit once killed; 0 means $KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT,
+	// else 10 s.
+	ControlPlaneStopTimeout time.Duration
+	// AttachControlPlaneOutput copies the processes' output to os.Stdout
+	// and os.Stderr (where ControlPlane's Out and Err are nil); false
+	// means $KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT=true decides. Either
+	// way Start keeps the last lines of each for its errors.
+	AttachControlPlaneOutput bool
+
 	// Authorization is the API server's authorization mode: "" or
 	// "AlwaysAllow" lets every authenticated user do anything; "RBAC"
 	// enforces roles, for least-privilege tests (the admin config stays in
 	// system:masters).
 	Authorization string
 	// APIServerFlags are added to kube-apiserver's command line, after the
-	// Environment's own (a later flag wins).
+	// Environment's own and ControlPlane's (a later flag wins).
 	APIServerFlags []string
-	// StartTimeout bounds Start and StartAPIServer; 0 means 60 s.
+	// StartTimeout bounds Start and StartAPIServer; 0 means 60 s, or more
+	// when ControlPlaneStartTimeout asks for more.
 	StartTimeout time.Duration
 
 	mu          sync.Mutex
 	started     bool
 	existing    bool     // started on an existing cluster
 	createdCRDs []string // CRDs Start and InstallCRDs created
+	installed   []string // every CRD Start installed, for CleanUpAfterUse
+	timeouts    timeouts
 	dir         string
 	ca          *authority
 	etcd        *process
@@ -89,23 +152,14 @@ func (e *Environment) startTimeout() time.Duration {
 	if e.StartTimeout > 0 {
 		return e.StartTimeout
 	}
-	return 60 * time.Second
-}
-
-// Config returns the admin config of a started Environment, or nil.
-func (e *Environment) Config() *rest.Config {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.config == nil {
-		return nil
-	}
-	return rest.CopyConfig(e.config)
+	return max(60*time.Second, e.timeouts.etcdStart+e.timeouts.apiStart+30*time.Second)
 }
 
 // Start starts etcd and kube-apiserver (or, with UseExistingCluster,
 // connects to an existing cluster), installs the CRDs and webhook
-// configurations and returns an admin config. On error everything started
-// and installed so far is stopped and removed.
+// configurations, sets Config, KubeConfig and Scheme, and returns a copy of
+// the admin config. On error everything started and installed so far is
+// stopped and removed.
 func (e *Environment) Start() (cfg *rest.Config, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -118,6 +172,9 @@ func (e *Environment) Start() (cfg *rest.Config, err error) {
 			_ = e.stopLocked()
 		}
 	}()
+	if e.timeouts, err = e.resolveTimeouts(); err != nil {
+		return nil, err
+	}
 	// Manifests are read first, so that a missing path or a bad file fails
 	// before any process starts.
 	crds, err := e.loadCRDs()
@@ -132,31 +189,42 @@ func (e *Environment) Start() (cfg *rest.Config, err error) {
 	defer cancel()
 	if e.useExistingCluster() {
 		e.existing = true
-		if e.config, err = existingClusterConfig(e.ExistingClusterConfig); err != nil {
+		if e.config, err = existingClusterConfig(e.Config); err != nil {
 			return nil, err
 		}
 	} else if err = e.startControlPlane(ctx); err != nil {
 		return nil, err
 	}
-	e.createdCRDs, err = installCRDs(ctx, e.config, crds)
+	crdCtx := ctx
+	if d := e.CRDInstallOptions.MaxTime; d > 0 {
+		var cancelCRDs context.CancelFunc
+		crdCtx, cancelCRDs = context.WithTimeout(ctx, d)
+		defer cancelCRDs()
+	}
+	e.createdCRDs, err = installCRDs(crdCtx, e.config, crds, e.CRDInstallOptions.PollInterval)
 	if err != nil {
 		return nil, err
 	}
+	e.installed = crdNames(crds)
 	if err = e.WebhookInstallOptions.install(ctx, e.config, webhooks); err != nil {
 		return nil, err
 	}
+	if len(e.KubeConfig) == 0 {
+		if e.KubeConfig, err = kubeConfigFromREST(e.config); err != nil {
+			return nil, err
+		}
+	}
+	if e.Scheme == nil {
+		e.Scheme = scheme.Scheme
+	}
+	e.Config = rest.CopyConfig(e.config)
 	return rest.CopyConfig(e.config), nil
 }
 
 // startControlPlane starts etcd and kube-apiserver and waits until the
 // default namespace exists.
 func (e *Environment) startControlPlane(ctx context.Context) (err error) {
-	dir := e.binaryAssetsDirectory()
-	etcdPath, err := binaryPath(dir, "etcd")
-	if err != nil {
-		return err
-	}
-	apiPath, err := binaryPath(dir, "kube-apiserver")
+	bins, err := e.findBinaries()
 	if err != nil {
 		return err
 	}
@@ -167,17 +235,30 @@ func (e *Environment) startControlPlane(ctx context.Context) (err error) {
 	if e.ca, err = newAuthority(); err != nil {
 		return err
 	}
-	if err = e.startEtcd(ctx, etcdPath); err != nil {
+	if err = e.startEtcd(ctx, bins.etcd); err != nil {
 		return err
 	}
 	if err = e.writeAPIServerFiles(); err != nil {
 		return err
 	}
-	e.apiserver = &process{name: "kube-apiserver", path: apiPath}
+	e.apiserver = &process{name: "kube-apiserver", path: bins.apiserver}
+	if s := e.ControlPlane.APIServer; s != nil {
+		e.apiserver.stdout, e.apiserver.stderr = s.Out, s.Err
+	}
+	e.apiserver.stdout, e.apiserver.stderr = e.outputs(e.apiserver.stdout, e.apiserver.stderr)
 	if err = e.startAPIServer(ctx, true); err != nil {
 		return err
 	}
 	return e.waitDefaultNamespace(ctx)
+}
+
+// waitCtx bounds one process's readiness wait by its own start timeout,
+// when it has one.
+func waitCtx(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return context.WithCancel(ctx)
 }
 
 // Stop kills both processes, waits for them and removes the temporary
@@ -196,14 +277,18 @@ func (e *Environment) stopLocked() error {
 	defer cancel()
 	errs = append(errs, e.WebhookInstallOptions.cleanup(ctx, e.config, e.existing))
 	if e.existing && e.config != nil {
-		errs = append(errs, uninstallCRDs(ctx, e.config, e.createdCRDs))
+		remove := e.createdCRDs
+		if e.CRDInstallOptions.CleanUpAfterUse {
+			remove = mergeNames(e.createdCRDs, e.installed)
+		}
+		errs = append(errs, uninstallCRDs(ctx, e.config, remove))
 	}
-	e.createdCRDs, e.existing, e.started = nil, false, false
+	e.createdCRDs, e.installed, e.existing, e.started = nil, nil, false, false
 	if e.apiserver != nil {
-		errs = append(errs, e.apiserver.stop(10*time.Second))
+		errs = append(errs, e.apiserver.stop(e.timeouts.apiStop))
 	}
 	if e.etcd != nil {
-		errs = append(errs, e.etcd.stop(10*time.Second))
+		errs = append(errs, e.etcd.stop(e.timeouts.etcdStop))
 	}
 	if e.dir != "" {
 		if err := os.RemoveAll(e.dir); err != nil {
@@ -222,7 +307,7 @@ func (e *Environment) StopAPIServer() error {
 	if e.apiserver == nil {
 		return errors.New("envtest: environment not started")
 	}
-	return e.apiserver.stop(10 * time.Second)
+	return e.apiserver.stop(e.timeouts.apiStop)
 }
 
 // StartAPIServer starts kube-apiserver again on its previous port after
@@ -250,7 +335,7 @@ func (e *Environment) StopEtcd() error {
 	if e.etcd == nil {
 		return errors.New("envtest: environment not started")
 	}
-	return e.etcd.stop(10 * time.Second)
+	return e.etcd.stop(e.timeouts.etcdStop)
 }
 
 // StartEtcd starts etcd again after StopEtcd, on the same ports and data,
@@ -270,7 +355,9 @@ func (e *Environment) StartEtcd() error {
 	if err := e.etcd.start(); err != nil {
 		return err
 	}
-	return e.etcd.waitReady(ctx, httpReady(http.DefaultClient, e.etcdURL+"/health", `"health":"true"`))
+	wctx, cancelWait := waitCtx(ctx, e.timeouts.etcdStart)
+	defer cancelWait()
+	return e.etcd.waitReady(wctx, httpReady(http.DefaultClient, e.etcdURL+"/health", `"health":"true"`))
 }
 
 // PIDs returns the process ids of etcd and kube-apiserver (0 when not
@@ -338,10 +425,17 @@ func (e *Environment) startEtcd(ctx context.Context, path string) error {
 			"--unsafe-no-fsync=true",
 			"--log-level=warn",
 		}}
+		if s := e.ControlPlane.Etcd; s != nil {
+			e.etcd.args = append(s.args.apply(e.etcd.args), s.Args...)
+			e.etcd.stdout, e.etcd.stderr = s.Out, s.Err
+		}
+		e.etcd.stdout, e.etcd.stderr = e.outputs(e.etcd.stdout, e.etcd.stderr)
 		if err := e.etcd.start(); err != nil {
 			return err
 		}
-		lastErr = e.etcd.waitReady(ctx, httpReady(http.DefaultClient, clientURL+"/health", `"health":"true"`))
+		wctx, cancelWait := waitCtx(ctx, e.timeouts.etcdStart)
+		lastErr = e.etcd.waitReady(wctx, httpReady(http.DefaultClient, clientURL+"/health", `"health":"true"`))
+		cancelWait()
 		if lastErr == nil {
 			e.etcdURL = clientURL
 			return nil

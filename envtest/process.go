@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -58,6 +59,8 @@ type process struct {
 	name   string
 	path   string
 	args   []string
+	stdout io.Writer // also receives the output when not nil
+	stderr io.Writer // also receives the errors when not nil
 	out    *tail
 	cmd    *exec.Cmd
 	exited chan struct{} // closed when Wait returned
@@ -67,8 +70,13 @@ type process struct {
 func (p *process) start() error {
 	p.out = newTail(40)
 	cmd := exec.Command(p.path, p.args...)
-	cmd.Stdout = p.out
-	cmd.Stderr = p.out
+	cmd.Stdout, cmd.Stderr = io.Writer(p.out), io.Writer(p.out)
+	if p.stdout != nil {
+		cmd.Stdout = io.MultiWriter(p.out, p.stdout)
+	}
+	if p.stderr != nil {
+		cmd.Stderr = io.MultiWriter(p.out, p.stderr)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Setpgid:   true,            // its own group, so a kill reaches children too
 		Pdeathsig: syscall.SIGKILL, // dies with the test process, even after a panic
