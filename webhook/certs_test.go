@@ -82,5 +82,7 @@ func TestOptionsDefaults(t *testing.T) {
 	assert.Equal(t, int64(DefaultMaxRequestBytes), o.MaxRequestBytes)
 	assert.Equal(t, 30*time.Second, o.ShutdownTimeout)
 	assert.NotNil(t, o.Logger.GetSink())
-	assert.Equal(t, 0, Options{Port: AnyPort}.withDefaults().Port)
+	assert.Equal(t, AnyPort, Options{Port: AnyPort}.withDefaults().Port)
+	assert.Equal(t, DisabledPort, Options{Port: -1}.withDefaults().Port)
+	assert.Equal(t, DisabledPort, Options{Port: -7}.withDefaults().Port)
 }

@@ -16,9 +16,16 @@ const (
 	// DefaultPort is the port a Server listens on when Options.Port is 0,
 	// controller-runtime's.
 	DefaultPort = 9443
+	// DisabledPort, as Options.Port (any negative value does the same),
+	// means no webhook server, controller-runtime's meaning: Register
+	// still works, Start serves nothing and returns when its context ends,
+	// the readiness check passes, and a manager given such a Server does
+	// not run it.
+	DisabledPort = -1
 	// AnyPort, as Options.Port, makes the Server listen on a free port
-	// chosen at Start; Addr tells which. Tests use it.
-	AnyPort = -1
+	// chosen at Start; Addr tells which. Tests use it. Its value is one
+	// past the highest TCP port, so no real port is mistaken for it.
+	AnyPort = 1 << 16
 	// DefaultMaxRequestBytes is the request body limit when
 	// Options.MaxRequestBytes is 0: 64 MiB. A ConversionReview carries
 	// every object of a list answer, so it must be generous; admission
@@ -32,22 +39,26 @@ const (
 type Options struct {
 	// Host is the address to listen on; "" means every interface.
 	Host string
-	// Port is the port to listen on; 0 means DefaultPort (9443) and a
-	// negative value (AnyPort) a free port chosen at Start.
+	// Port is the port to listen on; 0 means DefaultPort (9443), AnyPort a
+	// free port chosen at Start, and a negative value (DisabledPort, -1) no
+	// server at all.
 	Port int
 	// CertDir holds the serving certificate and key; "" means
 	// <os.TempDir()>/k8s-webhook-server/serving-certs, controller-runtime's
 	// default. The files are re-read when they change (checked at most once
 	// a second, on a TLS handshake), so a rotated certificate is served
-	// without a restart.
+	// without a restart. CertDir, CertName and KeyName are not used when
+	// TLSOpts set GetCertificate or Certificates.
 	CertDir string
 	// CertName is the certificate file in CertDir; "" means "tls.crt".
 	CertName string
 	// KeyName is the private key file in CertDir; "" means "tls.key".
 	KeyName string
-	// TLSOpts change the TLS configuration after the Server's defaults
-	// (TLS 1.2 minimum, the certificate from CertDir) are set; nil means
-	// none. Use them for client certificate checks or cipher choices.
+	// TLSOpts change the TLS configuration (TLS 1.2 minimum to begin
+	// with); nil means none. Use them for client certificate checks,
+	// cipher choices, or the certificate itself: a GetCertificate they set
+	// (the kubebuilder scaffold's certwatcher.CertWatcher) or Certificates
+	// are served instead of CertDir's pair, which is then not read.
 	TLSOpts []func(*tls.Config)
 	// EnableHTTP2 lets clients speak HTTP/2; false (the default) serves
 	// HTTP/1.1 only, which keeps the HTTP/2 rapid-reset and stream-flood
@@ -77,7 +88,7 @@ func (o Options) withDefaults() Options {
 		o.Port = DefaultPort
 	}
 	if o.Port < 0 {
-		o.Port = 0
+		o.Port = DisabledPort
 	}
 	if o.CertDir == "" {
 		o.CertDir = filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs")

@@ -26,6 +26,8 @@ type Server struct {
 	// ownMetrics and ownLogger record that NewServer's Options set Metrics
 	// and Logger; UseDefaults keeps them then.
 	ownMetrics, ownLogger bool
+	// disabled is Options.Port < 0 (DisabledPort).
+	disabled bool
 
 	mu         sync.RWMutex
 	opts       Options
@@ -51,6 +53,7 @@ func NewServer(opts Options) *Server {
 		opts:       opts,
 		ownMetrics: own.Metrics != nil,
 		ownLogger:  own.Logger.GetSink() != nil,
+		disabled:   opts.Port < 0,
 		metrics:    m,
 		metricsErr: err,
 		certs: NewCertWatcher(filepath.Join(opts.CertDir, opts.CertName),
@@ -115,7 +118,11 @@ func (s *Server) register(path string, h http.Handler) error {
 		return fmt.Errorf("webhook: path %s is already registered", path)
 	}
 	s.handlers[path] = route{given: h, served: s.instrument(path, h)}
-	s.opts.Logger.V(1).Info("webhook registered", "path", path)
+	if s.disabled {
+		s.opts.Logger.V(1).Info("webhook registered on a disabled server; it will not be served", "path", path)
+	} else {
+		s.opts.Logger.V(1).Info("webhook registered", "path", path)
+	}
 	return nil
 }
 
@@ -155,11 +162,17 @@ func (s *Server) Addr() string {
 	return s.addr.String()
 }
 
+// Disabled reports whether Options.Port was negative (DisabledPort): the
+// Server then serves nothing.
+func (s *Server) Disabled() bool { return s.disabled }
+
 // Start loads the certificate, listens and serves until ctx ends, then
 // shuts down gracefully (Options.ShutdownTimeout) and returns after every
-// connection is closed. It returns an error when the certificate cannot be
-// loaded, the address cannot be bound, the metrics cannot be registered,
-// or serving fails; a Server starts at most once.
+// connection is closed. The certificate is the one TLSOpts set
+// (GetCertificate or Certificates), else the pair in Options.CertDir. It
+// returns an error when the certificate cannot be loaded, the address
+// cannot be bound, the metrics cannot be registered, or serving fails; a
+// Server starts at most once. A Disabled Server only waits for ctx to end.
 func (s *Server) Start(ctx context.Context) error {
 	s.mu.Lock()
 	if s.started {
@@ -169,17 +182,19 @@ func (s *Server) Start(ctx context.Context) error {
 	s.started = true
 	metricsErr, log := s.metricsErr, s.opts.Logger
 	s.mu.Unlock()
+	if s.Disabled() {
+		log.Info("webhook server is disabled (Port is negative); serving nothing")
+		<-ctx.Done()
+		return nil
+	}
 	if metricsErr != nil {
 		return metricsErr
 	}
-	if err := s.certs.Load(); err != nil {
+	tlsConfig, certSource, err := s.tlsConfig()
+	if err != nil {
 		return err
 	}
-	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: s.certs.GetCertificate}
-	for _, opt := range s.opts.TLSOpts {
-		opt(tlsConfig)
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(s.opts.Host, strconv.Itoa(s.opts.Port)))
+	ln, err := net.Listen("tcp", net.JoinHostPort(s.opts.Host, strconv.Itoa(s.listenPort())))
 	if err != nil {
 		return fmt.Errorf("webhook: listen: %w", err)
 	}
@@ -205,7 +220,7 @@ func (s *Server) Start(ctx context.Context) error {
 		s.addr = nil
 		s.mu.Unlock()
 	}()
-	log.Info("serving webhooks", "addr", ln.Addr().String(), "certDir", s.opts.CertDir)
+	log.Info("serving webhooks", "addr", ln.Addr().String(), "certificate", certSource)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.ServeTLS(ln, "", "") }()
@@ -225,11 +240,42 @@ func (s *Server) Start(ctx context.Context) error {
 	return nil
 }
 
+// tlsConfig returns the TLS configuration: TLS 1.2 at least, then TLSOpts,
+// then, unless they set a certificate, CertDir's pair (loaded now, so that
+// a missing pair fails Start). It also says where the certificate comes
+// from, for the log.
+func (s *Server) tlsConfig() (*tls.Config, string, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	for _, opt := range s.opts.TLSOpts {
+		opt(cfg)
+	}
+	if cfg.GetCertificate != nil || len(cfg.Certificates) > 0 {
+		return cfg, "TLSOpts", nil
+	}
+	if err := s.certs.Load(); err != nil {
+		return nil, "", err
+	}
+	cfg.GetCertificate = s.certs.GetCertificate
+	return cfg, s.opts.CertDir, nil
+}
+
+// listenPort is the port given to net.Listen: 0 (any) for AnyPort.
+func (s *Server) listenPort() int {
+	if s.opts.Port == AnyPort {
+		return 0
+	}
+	return s.opts.Port
+}
+
 // StartedChecker returns a readiness check (manager/healthz's Checker
 // signature) that passes while the Server serves TLS: it dials the bound
-// address and completes a handshake.
+// address and completes a handshake. For a Disabled Server it always
+// passes, as controller-runtime's does.
 func (s *Server) StartedChecker() func(*http.Request) error {
 	return func(r *http.Request) error {
+		if s.Disabled() {
+			return nil
+		}
 		addr := s.Addr()
 		if addr == "" {
 			return errors.New("webhook: server is not serving")

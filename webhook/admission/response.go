@@ -2,6 +2,7 @@ package admission
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -88,6 +89,31 @@ func PatchResponseFromRaw(original, current []byte) Response {
 		return Errored(http.StatusInternalServerError, err)
 	}
 	return Patched("", patches...)
+}
+
+// Complete fills in what the answer to req still lacks: the request's
+// UID, a Result with code 200 when there is none or its code is 0, and,
+// when Patches are set, Patch (their JSON, replacing any Patch set by
+// hand) and PatchType JSONPatch. Webhook.Handle calls it; it fails only
+// when a patch value cannot be encoded as JSON.
+func (r *Response) Complete(req Request) error {
+	r.UID = req.UID
+	if r.Result == nil {
+		r.Result = &metav1.Status{}
+	}
+	if r.Result.Code == 0 {
+		r.Result.Code = http.StatusOK
+	}
+	if len(r.Patches) == 0 {
+		return nil
+	}
+	patch, err := json.Marshal(r.Patches)
+	if err != nil {
+		return err
+	}
+	pt := admissionv1.PatchTypeJSONPatch
+	r.Patch, r.PatchType = patch, &pt
+	return nil
 }
 
 // WithWarnings returns r with warnings appended.

@@ -11,7 +11,6 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
@@ -62,14 +61,14 @@ func WithDefaulter[T client.Object](scheme *runtime.Scheme, d Defaulter[T]) *Web
 		}
 		before, err := json.Marshal(obj)
 		if err != nil {
-			return Errored(http.StatusInternalServerError, fmt.Errorf("admission: encode %s: %w", dec.describe(req), err))
+			return Errored(http.StatusInternalServerError, fmt.Errorf("admission: encode %s: %w", describe(req), err))
 		}
 		if err := d.Default(ctx, obj); err != nil {
 			return deniedFromError(err)
 		}
 		after, err := json.Marshal(obj)
 		if err != nil {
-			return Errored(http.StatusInternalServerError, fmt.Errorf("admission: encode defaulted %s: %w", dec.describe(req), err))
+			return Errored(http.StatusInternalServerError, fmt.Errorf("admission: encode defaulted %s: %w", describe(req), err))
 		}
 		patches, err := defaultingPatch(req.Object.Raw, before, after)
 		if err != nil {
@@ -125,17 +124,18 @@ func WithValidator[T client.Object](scheme *runtime.Scheme, v Validator[T]) *Web
 	})}
 }
 
-// decoder turns the raw objects of requests into Ts.
-type decoder[T client.Object] struct {
+// typedDecoder turns the raw objects of requests into Ts, through the
+// Decoder raw handlers use.
+type typedDecoder[T client.Object] struct {
 	typ          reflect.Type // T's element type
 	gvk          schema.GroupVersionKind
 	gvkErr       error
 	unstructured bool
-	deserializer runtime.Decoder
+	decoder      *decoder
 }
 
-func newDecoder[T client.Object](scheme *runtime.Scheme) *decoder[T] {
-	d := &decoder[T]{typ: reflect.TypeFor[T]()}
+func newDecoder[T client.Object](scheme *runtime.Scheme) *typedDecoder[T] {
+	d := &typedDecoder[T]{typ: reflect.TypeFor[T](), decoder: NewDecoder(scheme).(*decoder)}
 	if d.typ.Kind() != reflect.Pointer {
 		d.gvkErr = fmt.Errorf("admission: %s is not a pointer type", d.typ)
 		return d
@@ -150,27 +150,17 @@ func newDecoder[T client.Object](scheme *runtime.Scheme) *decoder[T] {
 		return d
 	}
 	d.gvk, d.gvkErr = apiutil.GVKForObject(obj, scheme)
-	d.deserializer = serializer.NewCodecFactory(scheme).UniversalDeserializer()
 	return d
 }
 
-func (d *decoder[T]) newObject() T {
+func (d *typedDecoder[T]) newObject() T {
 	return reflect.New(d.typ).Interface().(T)
-}
-
-// describe names the request's object for error messages.
-func (d *decoder[T]) describe(req Request) string {
-	name := req.Name
-	if req.Namespace != "" {
-		name = req.Namespace + "/" + name
-	}
-	return fmt.Sprintf("%s %s", req.Kind.Kind, name)
 }
 
 // decode decodes raw as a T. When it cannot, it returns the answer: a 500
 // for a webhook that is misconfigured, a 400 for a request of another kind
 // or an undecodable object.
-func (d *decoder[T]) decode(req Request, raw runtime.RawExtension) (T, Response, bool) {
+func (d *typedDecoder[T]) decode(req Request, raw runtime.RawExtension) (T, Response, bool) {
 	var zero T
 	if d.gvkErr != nil {
 		return zero, Errored(http.StatusInternalServerError, d.gvkErr), false
@@ -182,17 +172,11 @@ func (d *decoder[T]) decode(req Request, raw runtime.RawExtension) (T, Response,
 		}
 	}
 	if len(raw.Raw) == 0 {
-		return zero, Errored(http.StatusBadRequest, fmt.Errorf("admission: %s request for %s has no object", req.Operation, d.describe(req))), false
+		return zero, Errored(http.StatusBadRequest, fmt.Errorf("admission: %s request for %s has no object", req.Operation, describe(req))), false
 	}
 	obj := d.newObject()
-	var err error
-	if d.unstructured {
-		err = json.Unmarshal(raw.Raw, obj)
-	} else {
-		err = runtime.DecodeInto(d.deserializer, raw.Raw, obj)
-	}
-	if err != nil {
-		return zero, Errored(http.StatusBadRequest, fmt.Errorf("admission: decode %s: %w", d.describe(req), err)), false
+	if err := d.decoder.decodeRaw(raw.Raw, obj); err != nil {
+		return zero, Errored(http.StatusBadRequest, fmt.Errorf("admission: decode %s: %w", describe(req), err)), false
 	}
 	return obj, Response{}, true
 }

@@ -45,18 +45,9 @@ func NewWebhook(scheme *runtime.Scheme) *Webhook {
 func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	log := logr.FromContextOrDiscard(ctx)
-	body, err := serving.ReadBody(w, r, MaxRequestBytes)
-	if err != nil {
-		status := http.StatusBadRequest
-		if be := (*serving.BodyError)(nil); errors.As(err, &be) {
-			status = be.Status
-		}
-		wh.writeError(log, w, status, fmt.Errorf("conversion: %w", err))
-		return
-	}
 	var review Review
-	if err := json.Unmarshal(body, &review); err != nil {
-		wh.writeError(log, w, http.StatusBadRequest, fmt.Errorf("conversion: decode ConversionReview: %w", err))
+	if err := serving.Decode(w, r, MaxRequestBytes, "ConversionReview", &review); err != nil {
+		wh.writeError(log, w, serving.Status(err), fmt.Errorf("conversion: %w", err))
 		return
 	}
 	if review.APIVersion != "apiextensions.k8s.io/v1" || review.Kind != "ConversionReview" {

@@ -1,6 +1,6 @@
 // Package serving holds what the admission and conversion handlers share:
-// reading a bounded JSON request body, writing a JSON answer, and reporting
-// a recovered panic to the server that counts it.
+// reading and decoding a bounded JSON request body, writing a JSON answer,
+// and reporting a recovered panic to the server that counts it.
 package serving
 
 import (
@@ -53,6 +53,30 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		return nil, &BodyError{http.StatusBadRequest, errors.New("empty request body")}
 	}
 	return body, nil
+}
+
+// Decode reads the JSON body of a POST request (ReadBody) into review, a
+// pointer to the review type named kind in errors ("AdmissionReview",
+// "ConversionReview"). The error is a *BodyError: ReadBody's, or 400 when
+// the body is not JSON of that shape.
+func Decode(w http.ResponseWriter, r *http.Request, limit int64, kind string, review any) error {
+	body, err := ReadBody(w, r, limit)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, review); err != nil {
+		return &BodyError{http.StatusBadRequest, fmt.Errorf("decode %s: %w", kind, err)}
+	}
+	return nil
+}
+
+// Status returns the HTTP status of an error from ReadBody or Decode: the
+// *BodyError's, or 400.
+func Status(err error) int {
+	if be := (*BodyError)(nil); errors.As(err, &be) {
+		return be.Status
+	}
+	return http.StatusBadRequest
 }
 
 // WriteJSON writes v as JSON with the given status. An encoding failure is
