@@ -12,6 +12,23 @@
 //   - EnqueueRequestsFromMapFunc enqueues whatever a MapFunc returns.
 //   - Funcs calls the functions it holds; a nil function ignores the event.
 //
+// Typed forms, for code ported from controller-runtime: the event types
+// are TypedCreateEvent, TypedUpdateEvent, TypedDeleteEvent and
+// TypedGenericEvent of an object type (controller-runtime's pkg/event
+// lives here), and each handler has a Typed form with controller-runtime's
+// type parameters: TypedEventHandler[object, request], TypedFuncs,
+// TypedEnqueueRequestForObject[object], TypedEnqueueRequestForOwner[object],
+// TypedEnqueueRequestsFromMapFunc[object, request] with TypedMapFunc, and
+// TypedQueue[request]. The untyped names are aliases of the client.Object
+// and reconcile.Request forms (EventHandler is
+// TypedEventHandler[client.Object, reconcile.Request], CreateEvent is
+// TypedCreateEvent[client.Object], Queue is TypedQueue[reconcile.Request]),
+// so there is one type per concept. kubeloop's sources deliver
+// client.Object events; source.Kind and source.Channel adapt a typed
+// handler by asserting each event's objects to its type. A controller's
+// queue holds reconcile.Request only: a handler of another request type
+// compiles but is refused when the controller is built.
+//
 // Guarantees of the built-in handlers:
 //   - Events from the informer's initial list (CreateEvent.IsInInitialList)
 //     and resyncs (an UpdateEvent whose old and new resourceVersion are
@@ -21,6 +38,7 @@
 //   - On an update, the owner and map-func handlers map both the old and the
 //     new object and enqueue the union, so that a change of owner or of a
 //     mapped field reaches both the old and the new target.
-//   - An event without an object is ignored.
+//   - An event without an object (nil, or a nil pointer of a typed
+//     handler's type) is ignored.
 //   - Handlers never block: the queue de-duplicates and returns at once.
 package handler

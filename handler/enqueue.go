@@ -2,96 +2,126 @@ package handler
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/reconcile"
 )
 
-// EnqueueRequestForObject enqueues a request naming the object of each
-// event: the controller reconciles the kind it watches. On an update it
-// enqueues the new object (the old one if the new one is missing). Use it as
-// &handler.EnqueueRequestForObject{}.
-type EnqueueRequestForObject struct{}
+// TypedEnqueueRequestForObject enqueues a request naming the object of
+// each event: the controller reconciles the kind it watches. On an update
+// it enqueues the new object (the old one if the new one is missing). Use
+// it as &handler.TypedEnqueueRequestForObject[*v1.Foo]{} with a typed
+// source.Kind, or as its client.Object form, EnqueueRequestForObject.
+type TypedEnqueueRequestForObject[object client.Object] struct{}
+
+// EnqueueRequestForObject is the TypedEnqueueRequestForObject of
+// client.Object. Use it as &handler.EnqueueRequestForObject{}.
+type EnqueueRequestForObject = TypedEnqueueRequestForObject[client.Object]
 
 var _ EventHandler = (*EnqueueRequestForObject)(nil)
 
 // Create enqueues evt.Object.
-func (*EnqueueRequestForObject) Create(_ context.Context, evt CreateEvent, q Queue) {
-	if evt.Object == nil {
+func (*TypedEnqueueRequestForObject[T]) Create(_ context.Context, evt TypedCreateEvent[T], q Queue) {
+	if isNil(evt.Object) {
 		return
 	}
 	addOne(q, evt.IsInInitialList, requestFor(evt.Object))
 }
 
 // Update enqueues evt.ObjectNew, or evt.ObjectOld if ObjectNew is nil.
-func (*EnqueueRequestForObject) Update(_ context.Context, evt UpdateEvent, q Queue) {
+func (*TypedEnqueueRequestForObject[T]) Update(_ context.Context, evt TypedUpdateEvent[T], q Queue) {
 	obj := evt.ObjectNew
-	if obj == nil {
+	if isNil(obj) {
 		obj = evt.ObjectOld
 	}
-	if obj == nil {
+	if isNil(obj) {
 		return
 	}
 	addOne(q, isResync(evt), requestFor(obj))
 }
 
 // Delete enqueues evt.Object.
-func (*EnqueueRequestForObject) Delete(_ context.Context, evt DeleteEvent, q Queue) {
-	if evt.Object == nil {
+func (*TypedEnqueueRequestForObject[T]) Delete(_ context.Context, evt TypedDeleteEvent[T], q Queue) {
+	if isNil(evt.Object) {
 		return
 	}
 	q.Add(requestFor(evt.Object))
 }
 
 // Generic enqueues evt.Object.
-func (*EnqueueRequestForObject) Generic(_ context.Context, evt GenericEvent, q Queue) {
-	if evt.Object == nil {
+func (*TypedEnqueueRequestForObject[T]) Generic(_ context.Context, evt TypedGenericEvent[T], q Queue) {
+	if isNil(evt.Object) {
 		return
 	}
 	q.Add(requestFor(evt.Object))
 }
 
-// MapFunc returns the requests an object maps to. It must not block; it may
-// read from the cache.
-type MapFunc func(context.Context, client.Object) []reconcile.Request
+// isNil reports whether v is nil: a nil interface, or a nil pointer (a
+// typed event of *v1.Foo whose object is missing).
+func isNil[T any](v T) bool {
+	a := any(v)
+	if a == nil {
+		return true
+	}
+	rv := reflect.ValueOf(a)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
+}
+
+// TypedMapFunc returns the requests an object maps to. It must not block;
+// it may read from the cache.
+type TypedMapFunc[object any, request comparable] func(context.Context, object) []request
+
+// MapFunc is the TypedMapFunc of client.Object and reconcile.Request.
+type MapFunc = TypedMapFunc[client.Object, reconcile.Request]
 
 // EnqueueRequestsFromMapFunc returns a handler that enqueues the requests
 // fn returns for the object of each event; on an update, the union of the
 // requests of the old and the new object. Use it to reconcile an object
 // when something it refers to (rather than something it owns) changes.
 func EnqueueRequestsFromMapFunc(fn MapFunc) EventHandler {
-	return &mapHandler{mapper: fn}
+	return &mapHandler[client.Object, reconcile.Request]{mapper: fn}
 }
 
-type mapHandler struct{ mapper MapFunc }
+// TypedEnqueueRequestsFromMapFunc is EnqueueRequestsFromMapFunc for a
+// function of a concrete object type (and, for controller-runtime's
+// shape, a request type, which a controller accepts only as
+// reconcile.Request).
+func TypedEnqueueRequestsFromMapFunc[object any, request comparable](fn TypedMapFunc[object, request]) TypedEventHandler[object, request] {
+	return &mapHandler[object, request]{mapper: fn}
+}
 
-func (h *mapHandler) Create(ctx context.Context, evt CreateEvent, q Queue) {
-	if evt.Object == nil {
+type mapHandler[object any, request comparable] struct {
+	mapper TypedMapFunc[object, request]
+}
+
+func (h *mapHandler[T, R]) Create(ctx context.Context, evt TypedCreateEvent[T], q TypedQueue[R]) {
+	if isNil(evt.Object) {
 		return
 	}
 	add(q, evt.IsInInitialList, h.mapper(ctx, evt.Object)...)
 }
 
-func (h *mapHandler) Update(ctx context.Context, evt UpdateEvent, q Queue) {
-	var reqs []reconcile.Request
-	if evt.ObjectOld != nil {
+func (h *mapHandler[T, R]) Update(ctx context.Context, evt TypedUpdateEvent[T], q TypedQueue[R]) {
+	var reqs []R
+	if !isNil(evt.ObjectOld) {
 		reqs = h.mapper(ctx, evt.ObjectOld)
 	}
-	if evt.ObjectNew != nil {
+	if !isNil(evt.ObjectNew) {
 		reqs = union(reqs, h.mapper(ctx, evt.ObjectNew))
 	}
-	add(q, isResync(evt), reqs...)
+	add(q, isResyncAny(evt.ObjectOld, evt.ObjectNew), reqs...)
 }
 
-func (h *mapHandler) Delete(ctx context.Context, evt DeleteEvent, q Queue) {
-	if evt.Object == nil {
+func (h *mapHandler[T, R]) Delete(ctx context.Context, evt TypedDeleteEvent[T], q TypedQueue[R]) {
+	if isNil(evt.Object) {
 		return
 	}
 	add(q, false, h.mapper(ctx, evt.Object)...)
 }
 
-func (h *mapHandler) Generic(ctx context.Context, evt GenericEvent, q Queue) {
-	if evt.Object == nil {
+func (h *mapHandler[T, R]) Generic(ctx context.Context, evt TypedGenericEvent[T], q TypedQueue[R]) {
+	if isNil(evt.Object) {
 		return
 	}
 	add(q, false, h.mapper(ctx, evt.Object)...)
@@ -99,15 +129,15 @@ func (h *mapHandler) Generic(ctx context.Context, evt GenericEvent, q Queue) {
 
 // union returns the requests of a and b, each once. Request lists are
 // short, so a linear scan beats a map. Neither input is modified.
-func union(a, b []reconcile.Request) []reconcile.Request {
+func union[R comparable](a, b []R) []R {
 	if len(b) == 0 {
 		return a
 	}
 	if len(a) == 0 {
 		return b
 	}
-	out := make([]reconcile.Request, 0, len(a)+len(b))
-	for _, list := range [2][]reconcile.Request{a, b} {
+	out := make([]R, 0, len(a)+len(b))
+	for _, list := range [2][]R{a, b} {
 	next:
 		for _, r := range list {
 			for _, s := range out {

@@ -8,50 +8,68 @@ import (
 	"github.com/kubeloop/kubeloop/workqueue"
 )
 
-// CreateEvent reports an object that appeared in the cache.
-type CreateEvent struct {
+// TypedCreateEvent reports an object that appeared in the cache. Its
+// object type is a parameter, as in controller-runtime's pkg/event;
+// CreateEvent is its client.Object form, the one kubeloop's sources
+// deliver.
+type TypedCreateEvent[object any] struct {
 	// Object is the new object.
-	Object client.Object
+	Object object
 	// IsInInitialList is true when the object came with the informer's
 	// initial list rather than with a watch event.
 	IsInInitialList bool
 }
 
-// UpdateEvent reports a change of an object. ObjectOld and ObjectNew have
-// the same resourceVersion when the event is a resync.
-type UpdateEvent struct {
+// TypedUpdateEvent reports a change of an object. ObjectOld and ObjectNew
+// have the same resourceVersion when the event is a resync.
+type TypedUpdateEvent[object any] struct {
 	// ObjectOld is the object before the change.
-	ObjectOld client.Object
+	ObjectOld object
 	// ObjectNew is the object after the change.
-	ObjectNew client.Object
+	ObjectNew object
 }
 
-// DeleteEvent reports an object that left the cache.
-type DeleteEvent struct {
+// TypedDeleteEvent reports an object that left the cache.
+type TypedDeleteEvent[object any] struct {
 	// Object is the last state of the object the cache knew.
-	Object client.Object
+	Object object
 	// DeleteStateUnknown is true when the delete was noticed by a relist
 	// rather than by a watch event, so Object may be stale.
 	DeleteStateUnknown bool
 }
 
-// GenericEvent reports an object from outside the cluster's watch stream,
-// for example from source.Channel.
-type GenericEvent struct {
+// TypedGenericEvent reports an object from outside the cluster's watch
+// stream, for example from source.Channel.
+type TypedGenericEvent[object any] struct {
 	// Object is the object to act on; only its namespace and name may be
 	// set.
-	Object client.Object
+	Object object
 }
 
-// Queue is the part of the controller's queue that handlers use.
-// *workqueue.Queue[reconcile.Request] satisfies it.
-type Queue interface {
+// CreateEvent is the TypedCreateEvent of a client.Object.
+type CreateEvent = TypedCreateEvent[client.Object]
+
+// UpdateEvent is the TypedUpdateEvent of a client.Object.
+type UpdateEvent = TypedUpdateEvent[client.Object]
+
+// DeleteEvent is the TypedDeleteEvent of a client.Object.
+type DeleteEvent = TypedDeleteEvent[client.Object]
+
+// GenericEvent is the TypedGenericEvent of a client.Object.
+type GenericEvent = TypedGenericEvent[client.Object]
+
+// TypedQueue is the part of a controller's queue that handlers use, for
+// requests of type request. *workqueue.Queue[request] satisfies it.
+type TypedQueue[request comparable] interface {
 	// Add adds req at normal priority; a request already waiting is not
 	// added twice.
-	Add(req reconcile.Request)
+	Add(req request)
 	// AddWithOpts adds reqs with a priority, a delay or rate limiting.
-	AddWithOpts(opts workqueue.AddOpts, reqs ...reconcile.Request)
+	AddWithOpts(opts workqueue.AddOpts, reqs ...request)
 }
+
+// Queue is the queue of a controller: a TypedQueue of reconcile.Request.
+type Queue = TypedQueue[reconcile.Request]
 
 var _ Queue = (*workqueue.Queue[reconcile.Request])(nil)
 
@@ -59,57 +77,71 @@ var _ Queue = (*workqueue.Queue[reconcile.Request])(nil)
 // resyncs.
 const LowPriority = workqueue.LowPriority
 
-// EventHandler turns events into requests on a Queue. Its methods must not
-// block.
-type EventHandler interface {
+// TypedEventHandler turns events about objects of type object into
+// requests of type request on a TypedQueue. Its methods must not block.
+//
+// kubeloop's sources deliver client.Object events to an EventHandler (the
+// TypedEventHandler[client.Object, reconcile.Request]); source.Kind and
+// source.Channel accept a TypedEventHandler of a concrete object type too
+// and hand it each event's objects asserted to that type. Controllers
+// queue reconcile.Request only: a handler of another request type is
+// refused when the controller is built.
+type TypedEventHandler[object any, request comparable] interface {
 	// Create is called for a CreateEvent.
-	Create(ctx context.Context, evt CreateEvent, q Queue)
+	Create(ctx context.Context, evt TypedCreateEvent[object], q TypedQueue[request])
 	// Update is called for an UpdateEvent.
-	Update(ctx context.Context, evt UpdateEvent, q Queue)
+	Update(ctx context.Context, evt TypedUpdateEvent[object], q TypedQueue[request])
 	// Delete is called for a DeleteEvent.
-	Delete(ctx context.Context, evt DeleteEvent, q Queue)
+	Delete(ctx context.Context, evt TypedDeleteEvent[object], q TypedQueue[request])
 	// Generic is called for a GenericEvent.
-	Generic(ctx context.Context, evt GenericEvent, q Queue)
+	Generic(ctx context.Context, evt TypedGenericEvent[object], q TypedQueue[request])
 }
 
-// Funcs is an EventHandler made of functions; a nil function ignores its
-// event.
-type Funcs struct {
+// EventHandler turns events into requests on a Queue: the
+// TypedEventHandler of client.Object and reconcile.Request.
+type EventHandler = TypedEventHandler[client.Object, reconcile.Request]
+
+// TypedFuncs is a TypedEventHandler made of functions; a nil function
+// ignores its event.
+type TypedFuncs[object any, request comparable] struct {
 	// CreateFunc is called for a CreateEvent.
-	CreateFunc func(context.Context, CreateEvent, Queue)
+	CreateFunc func(context.Context, TypedCreateEvent[object], TypedQueue[request])
 	// UpdateFunc is called for an UpdateEvent.
-	UpdateFunc func(context.Context, UpdateEvent, Queue)
+	UpdateFunc func(context.Context, TypedUpdateEvent[object], TypedQueue[request])
 	// DeleteFunc is called for a DeleteEvent.
-	DeleteFunc func(context.Context, DeleteEvent, Queue)
+	DeleteFunc func(context.Context, TypedDeleteEvent[object], TypedQueue[request])
 	// GenericFunc is called for a GenericEvent.
-	GenericFunc func(context.Context, GenericEvent, Queue)
+	GenericFunc func(context.Context, TypedGenericEvent[object], TypedQueue[request])
 }
+
+// Funcs is the TypedFuncs of client.Object and reconcile.Request.
+type Funcs = TypedFuncs[client.Object, reconcile.Request]
 
 var _ EventHandler = Funcs{}
 
 // Create calls CreateFunc, if set.
-func (f Funcs) Create(ctx context.Context, evt CreateEvent, q Queue) {
+func (f TypedFuncs[object, request]) Create(ctx context.Context, evt TypedCreateEvent[object], q TypedQueue[request]) {
 	if f.CreateFunc != nil {
 		f.CreateFunc(ctx, evt, q)
 	}
 }
 
 // Update calls UpdateFunc, if set.
-func (f Funcs) Update(ctx context.Context, evt UpdateEvent, q Queue) {
+func (f TypedFuncs[object, request]) Update(ctx context.Context, evt TypedUpdateEvent[object], q TypedQueue[request]) {
 	if f.UpdateFunc != nil {
 		f.UpdateFunc(ctx, evt, q)
 	}
 }
 
 // Delete calls DeleteFunc, if set.
-func (f Funcs) Delete(ctx context.Context, evt DeleteEvent, q Queue) {
+func (f TypedFuncs[object, request]) Delete(ctx context.Context, evt TypedDeleteEvent[object], q TypedQueue[request]) {
 	if f.DeleteFunc != nil {
 		f.DeleteFunc(ctx, evt, q)
 	}
 }
 
 // Generic calls GenericFunc, if set.
-func (f Funcs) Generic(ctx context.Context, evt GenericEvent, q Queue) {
+func (f TypedFuncs[object, request]) Generic(ctx context.Context, evt TypedGenericEvent[object], q TypedQueue[request]) {
 	if f.GenericFunc != nil {
 		f.GenericFunc(ctx, evt, q)
 	}

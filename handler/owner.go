@@ -43,6 +43,13 @@ func AllOwners() OwnerOption {
 // cannot, as the program is then wrong (controller/builder checks first and
 // returns an error instead). mapper is consulted on the first event only.
 func EnqueueRequestForOwner(scheme *runtime.Scheme, mapper meta.RESTMapper, ownerType client.Object, opts ...OwnerOption) EventHandler {
+	return TypedEnqueueRequestForOwner[client.Object](scheme, mapper, ownerType, opts...)
+}
+
+// TypedEnqueueRequestForOwner is EnqueueRequestForOwner for events of a
+// concrete object type, as in controller-runtime:
+// handler.TypedEnqueueRequestForOwner[*appsv1.ReplicaSet](scheme, mapper, &appsv1.Deployment{}).
+func TypedEnqueueRequestForOwner[object client.Object](scheme *runtime.Scheme, mapper meta.RESTMapper, ownerType client.Object, opts ...OwnerOption) TypedEventHandler[object, reconcile.Request] {
 	gvk, err := apiutil.GVKForObject(ownerType, scheme)
 	if err != nil {
 		panic(fmt.Sprintf("handler: EnqueueRequestForOwner: %v", err))
@@ -51,7 +58,7 @@ func EnqueueRequestForOwner(scheme *runtime.Scheme, mapper meta.RESTMapper, owne
 	for _, opt := range opts {
 		opt(h)
 	}
-	return h
+	return typedOwnerHandler[object]{h}
 }
 
 // Scope of the owner kind, resolved once through the RESTMapper.
@@ -61,6 +68,8 @@ const (
 	scopeCluster
 )
 
+// ownerHandler finds the owners of an object; typedOwnerHandler hands it
+// the objects of events.
 type ownerHandler struct {
 	groupKind schema.GroupKind
 	version   string
@@ -69,31 +78,45 @@ type ownerHandler struct {
 	scope     atomic.Int32
 }
 
-var _ EventHandler = (*ownerHandler)(nil)
+type typedOwnerHandler[object client.Object] struct{ *ownerHandler }
 
-func (h *ownerHandler) Create(ctx context.Context, evt CreateEvent, q Queue) {
+var _ EventHandler = typedOwnerHandler[client.Object]{}
+
+func (h typedOwnerHandler[T]) Create(ctx context.Context, evt TypedCreateEvent[T], q Queue) {
+	if isNil(evt.Object) {
+		return
+	}
 	add(q, evt.IsInInitialList, h.owners(ctx, evt.Object, nil)...)
 }
 
-func (h *ownerHandler) Update(ctx context.Context, evt UpdateEvent, q Queue) {
-	reqs := h.owners(ctx, evt.ObjectOld, nil)
-	reqs = h.owners(ctx, evt.ObjectNew, reqs)
+func (h typedOwnerHandler[T]) Update(ctx context.Context, evt TypedUpdateEvent[T], q Queue) {
+	var reqs []reconcile.Request
+	if !isNil(evt.ObjectOld) {
+		reqs = h.owners(ctx, evt.ObjectOld, nil)
+	}
+	if !isNil(evt.ObjectNew) {
+		reqs = h.owners(ctx, evt.ObjectNew, reqs)
+	}
 	add(q, isResync(evt), reqs...)
 }
 
-func (h *ownerHandler) Delete(ctx context.Context, evt DeleteEvent, q Queue) {
-	add(q, false, h.owners(ctx, evt.Object, nil)...)
-}
-
-func (h *ownerHandler) Generic(ctx context.Context, evt GenericEvent, q Queue) {
-	add(q, false, h.owners(ctx, evt.Object, nil)...)
-}
-
-// owners appends to reqs the owners of obj that are not in reqs yet.
-func (h *ownerHandler) owners(ctx context.Context, obj client.Object, reqs []reconcile.Request) []reconcile.Request {
-	if obj == nil {
-		return reqs
+func (h typedOwnerHandler[T]) Delete(ctx context.Context, evt TypedDeleteEvent[T], q Queue) {
+	if isNil(evt.Object) {
+		return
 	}
+	add(q, false, h.owners(ctx, evt.Object, nil)...)
+}
+
+func (h typedOwnerHandler[T]) Generic(ctx context.Context, evt TypedGenericEvent[T], q Queue) {
+	if isNil(evt.Object) {
+		return
+	}
+	add(q, false, h.owners(ctx, evt.Object, nil)...)
+}
+
+// owners appends to reqs the owners of obj (not nil) that are not in reqs
+// yet.
+func (h *ownerHandler) owners(ctx context.Context, obj client.Object, reqs []reconcile.Request) []reconcile.Request {
 	refs := obj.GetOwnerReferences()
 	if len(refs) == 0 {
 		return reqs

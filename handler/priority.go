@@ -10,16 +10,30 @@ import (
 
 // isResync reports whether an update changed nothing: old and new carry the
 // same resourceVersion.
-func isResync(evt UpdateEvent) bool {
-	return evt.ObjectOld != nil && evt.ObjectNew != nil &&
+func isResync[T client.Object](evt TypedUpdateEvent[T]) bool {
+	return !isNil(evt.ObjectOld) && !isNil(evt.ObjectNew) &&
 		evt.ObjectOld.GetResourceVersion() == evt.ObjectNew.GetResourceVersion()
+}
+
+// isResyncAny is isResync for objects of any type: false unless both are
+// client.Objects.
+func isResyncAny[T any](oldObj, newObj T) bool {
+	if isNil(oldObj) || isNil(newObj) {
+		return false
+	}
+	o, ok := any(oldObj).(client.Object)
+	if !ok {
+		return false
+	}
+	n, ok := any(newObj).(client.Object)
+	return ok && o.GetResourceVersion() == n.GetResourceVersion()
 }
 
 // lowPriorityOpts are the add options of initial-list and resync requests.
 var lowPriorityOpts = workqueue.AddOpts{Priority: LowPriority}
 
 // add adds reqs to q, at LowPriority when low is true.
-func add(q Queue, low bool, reqs ...reconcile.Request) {
+func add[R comparable](q TypedQueue[R], low bool, reqs ...R) {
 	if len(reqs) == 0 {
 		return
 	}
@@ -52,35 +66,38 @@ func requestFor(obj client.Object) reconcile.Request {
 
 // WithLowPriorityWhenUnchanged wraps h so that the requests it adds for
 // initial-list creates and for resyncs go in at LowPriority, as the
-// built-in handlers do. Other events pass through unchanged.
-func WithLowPriorityWhenUnchanged(h EventHandler) EventHandler {
-	return lowPriorityHandler{h}
+// built-in handlers do. Other events pass through unchanged. The type
+// parameters are controller-runtime's; they are inferred from h.
+func WithLowPriorityWhenUnchanged[object client.Object, request comparable](h TypedEventHandler[object, request]) TypedEventHandler[object, request] {
+	return lowPriorityHandler[object, request]{h}
 }
 
-type lowPriorityHandler struct{ EventHandler }
+type lowPriorityHandler[object client.Object, request comparable] struct {
+	TypedEventHandler[object, request]
+}
 
-func (h lowPriorityHandler) Create(ctx context.Context, evt CreateEvent, q Queue) {
+func (h lowPriorityHandler[T, R]) Create(ctx context.Context, evt TypedCreateEvent[T], q TypedQueue[R]) {
 	if evt.IsInInitialList {
-		q = lowPriorityQueue{q}
+		q = lowPriorityQueue[R]{q}
 	}
-	h.EventHandler.Create(ctx, evt, q)
+	h.TypedEventHandler.Create(ctx, evt, q)
 }
 
-func (h lowPriorityHandler) Update(ctx context.Context, evt UpdateEvent, q Queue) {
+func (h lowPriorityHandler[T, R]) Update(ctx context.Context, evt TypedUpdateEvent[T], q TypedQueue[R]) {
 	if isResync(evt) {
-		q = lowPriorityQueue{q}
+		q = lowPriorityQueue[R]{q}
 	}
-	h.EventHandler.Update(ctx, evt, q)
+	h.TypedEventHandler.Update(ctx, evt, q)
 }
 
 // lowPriorityQueue adds at LowPriority unless told a priority.
-type lowPriorityQueue struct{ Queue }
+type lowPriorityQueue[R comparable] struct{ TypedQueue[R] }
 
-func (q lowPriorityQueue) Add(req reconcile.Request) { q.Queue.AddWithOpts(lowPriorityOpts, req) }
+func (q lowPriorityQueue[R]) Add(req R) { q.TypedQueue.AddWithOpts(lowPriorityOpts, req) }
 
-func (q lowPriorityQueue) AddWithOpts(opts workqueue.AddOpts, reqs ...reconcile.Request) {
+func (q lowPriorityQueue[R]) AddWithOpts(opts workqueue.AddOpts, reqs ...R) {
 	if opts.Priority == 0 {
 		opts.Priority = LowPriority
 	}
-	q.Queue.AddWithOpts(opts, reqs...)
+	q.TypedQueue.AddWithOpts(opts, reqs...)
 }

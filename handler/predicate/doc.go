@@ -7,6 +7,17 @@
 // LabelChangedPredicate, AnnotationChangedPredicate, LabelSelectorPredicate,
 // And, Or and Not.
 //
+// Each has its typed form, controller-runtime's, for events of a concrete
+// object type: TypedPredicate[object], TypedFuncs[object],
+// NewTypedPredicateFuncs[object], TypedGenerationChangedPredicate[object],
+// TypedResourceVersionChangedPredicate[object],
+// TypedAnnotationChangedPredicate[object] and
+// TypedLabelChangedPredicate[object]; And, Or and Not are generic and infer
+// the type from their arguments. The untyped names are aliases of the
+// client.Object forms (Predicate is TypedPredicate[client.Object]).
+// source.Kind accepts typed predicates beside a typed handler of the same
+// object type and hands them each event's objects asserted to it.
+//
 // Guarantees:
 //   - Predicates are pure functions of the event: no I/O, no state, safe for
 //     concurrent use.
