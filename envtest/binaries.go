@@ -37,6 +37,9 @@ const (
 // here too.
 const DefaultAssetsDirectory = "/usr/local/kubebuilder/bin"
 
+// lastResortDir is DefaultAssetsDirectory; tests point it elsewhere.
+var lastResortDir = DefaultAssetsDirectory
+
 // ErrBinaryMissing is returned (wrapped) when etcd or kube-apiserver is not
 // where the Environment looks for it.
 var ErrBinaryMissing = errors.New("envtest: control-plane binary missing")
@@ -161,7 +164,7 @@ func (e *Environment) findBinaries() (binaryPaths, error) {
 		{what: "BinaryAssetsDirectory", dir: e.BinaryAssetsDirectory},
 		{what: "the `make tools` cache", dir: DefaultBinaryAssetsDirectory()},
 		{what: "setup-envtest's default directory", dir: setupEnvtest},
-		{what: "controller-runtime's default directory", dir: DefaultAssetsDirectory},
+		{what: "controller-runtime's default directory", dir: lastResortDir},
 	}
 	if setupErr != nil {
 		places[3].problem = setupErr.Error()
@@ -203,10 +206,14 @@ func (e *Environment) missingError(need []string, places []place) error {
 		}
 		b.WriteString(".")
 	}
-	fmt.Fprintf(&b, "\nTo fix: build them with `make tools` (into %s), or run `setup-envtest use -p path` "+
-		"and set %s to the directory it prints, or point BinaryAssetsDirectory at a directory "+
-		"holding etcd and kube-apiserver or setup-envtest's <version>-%s-%s subfolders.",
-		DefaultBinaryAssetsDirectory(), AssetsDirEnv, runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(&b, "\nTo fix: build them with `make tools` (into %s)", DefaultBinaryAssetsDirectory())
+	if assets := os.Getenv(AssetsDirEnv); assets != "" {
+		fmt.Fprintf(&b, ", or point $%s (now %s) at the directory `setup-envtest use -p path` prints", AssetsDirEnv, assets)
+	} else {
+		fmt.Fprintf(&b, ", or run `setup-envtest use -p path` and set $%s to the directory it prints", AssetsDirEnv)
+	}
+	fmt.Fprintf(&b, ", or point BinaryAssetsDirectory at a directory holding etcd and kube-apiserver "+
+		"or setup-envtest's <version>-%s-%s subfolders.", runtime.GOOS, runtime.GOARCH)
 	return &missingBinariesError{msg: b.String()}
 }
 
@@ -292,7 +299,7 @@ func lookDir(dir string, need []string, prefer string) (string, string) {
 		problems = append(problems, "no version subfolder of "+root+" holds them all: "+strings.Join(lacking, ", "))
 	}
 	if !anySubdir {
-		problems = append(problems, fmt.Sprintf("and no <version>-%s-%s subfolder", runtime.GOOS, runtime.GOARCH))
+		problems = append(problems, fmt.Sprintf("no <version>-%s-%s subfolder", runtime.GOOS, runtime.GOARCH))
 	}
 	return "", strings.Join(problems, "; ")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -209,10 +210,14 @@ func TestStopLeavesNoProcess(t *testing.T) {
 
 func TestMissingBinaries(t *testing.T) {
 	dir := t.TempDir()
+	// Hide the places searched after BinaryAssetsDirectory.
+	t.Setenv(envtest.ToolsDirEnv, filepath.Join(dir, "no-tools"))
+	t.Setenv(envtest.AssetsDirEnv, "")
+	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "no-data"))
 	_, err := (&envtest.Environment{BinaryAssetsDirectory: dir}).Start()
 	require.ErrorIs(t, err, envtest.ErrBinaryMissing)
 	assert.Contains(t, err.Error(), "make tools")
-	assert.Contains(t, err.Error(), dir)
+	assert.Contains(t, err.Error(), "BinaryAssetsDirectory "+dir+": etcd does not exist, kube-apiserver does not exist")
 }
 
 func TestBadCRDFile(t *testing.T) {

@@ -173,12 +173,14 @@ func TestBinaryLookupOrder(t *testing.T) {
 	t.Setenv(envtest.AssetsDirEnv, assets)
 	assert.Contains(t, startErr(&envtest.Environment{}), "etcd from KUBEBUILDER_ASSETS",
 		"setup-envtest's directory is used when it holds both binaries")
-	assert.Contains(t, startErr(&envtest.Environment{BinaryAssetsDirectory: own}), "etcd from BinaryAssetsDirectory",
-		"BinaryAssetsDirectory comes first")
+	assert.Contains(t, startErr(&envtest.Environment{BinaryAssetsDirectory: own}), "etcd from KUBEBUILDER_ASSETS",
+		"KUBEBUILDER_ASSETS comes before BinaryAssetsDirectory, as in controller-runtime")
 
 	incomplete := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(incomplete, "etcd"), []byte("#!/bin/sh\nexit 3\n"), 0o755))
 	t.Setenv(envtest.AssetsDirEnv, incomplete)
 	assert.Contains(t, startErr(&envtest.Environment{}), "etcd from the kubeloop tools cache",
 		"a KUBEBUILDER_ASSETS without kube-apiserver is passed over")
+	assert.Contains(t, startErr(&envtest.Environment{BinaryAssetsDirectory: own}), "etcd from BinaryAssetsDirectory",
+		"then BinaryAssetsDirectory")
 }
