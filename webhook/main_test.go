@@ -2,23 +2,26 @@ package webhook_test
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubeloop/kubeloop/certwatcher"
 	"github.com/kubeloop/kubeloop/envtest"
 	"github.com/kubeloop/kubeloop/internal/testenv"
 	"github.com/kubeloop/kubeloop/webhook"
@@ -81,14 +84,32 @@ func setup(ctx context.Context) (stopped <-chan error, err error) {
 	if err := webhook.WritePair(dir, c, k); err != nil {
 		return nil, err
 	}
+	// The kubebuilder v4 scaffold's pattern: a certwatcher whose
+	// GetCertificate TLSOpts install, so the server's own CertDir (here a
+	// directory that does not exist) is never read; the watcher runs
+	// beside the server (a manager would run it after mgr.Add).
+	watcher, err := certwatcher.New(filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"))
+	if err != nil {
+		return nil, err
+	}
+	watcher.WithLogger(quiet)
 	serverRegs = prometheus.NewRegistry()
-	server = webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: webhook.AnyPort, CertDir: dir, Metrics: serverRegs, Logger: quiet})
-	mgr := testManager{scheme: newScheme(), server: server}
+	server = webhook.NewServer(webhook.Options{
+		Host: "127.0.0.1", Port: webhook.AnyPort, CertDir: filepath.Join(dir, "absent"), Metrics: serverRegs, Logger: quiet,
+		TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.GetCertificate = watcher.GetCertificate }},
+	})
+	scheme := newScheme()
+	mgr := testManager{scheme: scheme, server: server}
 	if err := webhook.ManagedBy(mgr, &testwidget.V1{}).WithDefaulter(widgetDefaulter{}).WithValidator(widgetValidator{}).Complete(); err != nil {
 		return nil, err
 	}
-	server.Register("/validate-configmaps", &admission.Webhook{Handler: admission.HandlerFunc(configMapPolicy)})
-	done := make(chan error, 1)
+	server.Register("/validate-configmaps", &webhook.Admission{Handler: &configMapPolicy{decoder: admission.NewDecoder(scheme)}})
+	done := make(chan error, 2)
+	go func() {
+		if err := watcher.Start(ctx); err != nil {
+			done <- err
+		}
+	}()
 	go func() {
 		err := server.Start(ctx)
 		os.RemoveAll(dir)
@@ -104,19 +125,26 @@ func setup(ctx context.Context) (stopped <-chan error, err error) {
 	return done, configureAPIServer(ctx, ca.PEM)
 }
 
-// configMapPolicy is a raw handler: ConfigMaps with a "forbidden" key are
-// denied, others are allowed with a warning.
-func configMapPolicy(_ context.Context, req admission.Request) admission.Response {
-	var cm struct {
-		Data map[string]string `json:"data"`
-	}
-	if err := json.Unmarshal(req.Object.Raw, &cm); err != nil {
+// configMapPolicy is a raw handler written as for controller-runtime:
+// ConfigMaps with a "forbidden" key are denied, others are allowed with a
+// warning that names the user RequestFromContext finds.
+type configMapPolicy struct {
+	decoder admission.Decoder
+}
+
+func (p *configMapPolicy) Handle(ctx context.Context, req admission.Request) admission.Response {
+	cm := &corev1.ConfigMap{}
+	if err := p.decoder.Decode(req, cm); err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
 	if _, ok := cm.Data["forbidden"]; ok {
-		return admission.Denied(`the key "forbidden" is not allowed here`)
+		return webhook.Denied(`the key "forbidden" is not allowed here`)
 	}
-	return admission.Allowed("").WithWarnings("configmap " + req.Name + " checked")
+	fromCtx, err := admission.RequestFromContext(ctx)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	return admission.Allowed("").WithWarnings("configmap " + cm.Name + " checked for " + fromCtx.UserInfo.Username)
 }
 
 // configureAPIServer creates or updates the CRD and the webhook

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -64,4 +65,27 @@ func ExampleHandlerFunc() {
 	fmt.Println(resp.Allowed, resp.Result.Message)
 	// Output:
 	// false kube-system is off limits
+}
+
+// A raw handler written as for controller-runtime: it decodes the object
+// with a Decoder and finds the request in its context.
+func ExampleNewDecoder() {
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	decoder := admission.NewDecoder(scheme)
+	wh := &admission.Webhook{Handler: admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
+		cm := &corev1.ConfigMap{}
+		if err := decoder.Decode(req, cm); err != nil {
+			return admission.Errored(http.StatusBadRequest, err)
+		}
+		r, _ := admission.RequestFromContext(ctx)
+		return admission.Allowed(fmt.Sprintf("%s of %s with %d keys", r.Operation, cm.Name, len(cm.Data)))
+	})}
+	var req admission.Request
+	req.UID, req.Operation = "1", admissionv1.Create
+	req.Object.Raw = []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings"},"data":{"a":"1","b":"2"}}`)
+	resp := wh.Handle(context.Background(), req)
+	fmt.Println(resp.Allowed, resp.Result.Message, resp.UID)
+	// Output:
+	// true CREATE of settings with 2 keys 1
 }
