@@ -9,18 +9,35 @@ import (
 // requires kubeloop needs at least this version.
 const klGoVersion = "1.26.0"
 
-// rewriteGoMod returns go.mod with kubeloop required at version, the go
-// directive raised to klGoVersion, and controller-runtime's require line
-// dropped when crUsed is false. changes says what was done. go.mod is
-// edited as text, line by line, so comments and layout stay.
-func rewriteGoMod(src, version string, crUsed bool) (out string, changes []string) {
+// raise is a requirement of the migrated module raised to kubeloop's.
+type raise struct {
+	module, from, to string
+}
+
+// goModEdit says what rewriteGoMod is to do.
+type goModEdit struct {
+	version    string // kubeloop's version to require
+	crImported bool   // some file imported controller-runtime before the run
+	crUsed     bool   // some file still imports it after the run
+}
+
+// rewriteGoMod returns go.mod edited for e, as text, line by line, so
+// comments and layout stay. When no file imported controller-runtime, only
+// a controller-runtime require line is dropped (a module that does not use
+// controller-runtime is no business of the tool). Otherwise kubeloop is
+// required at e.version, the go directive is raised to klGoVersion, the
+// requirements kubeloop has at a newer version are raised to it (raised
+// lists them), and controller-runtime's require line is dropped unless
+// e.crUsed. changes says what else was done.
+func rewriteGoMod(src string, e goModEdit) (out string, changes []string, raised []raise) {
 	lines := strings.Split(src, "\n")
 	var kept []string
 	inRequire, hasKL, firstBlock := false, false, -1
 	for _, line := range lines {
-		fields := strings.Fields(strings.SplitN(line, "//", 2)[0])
+		code := strings.SplitN(line, "//", 2)[0]
+		fields := strings.Fields(code)
 		switch {
-		case len(fields) == 2 && fields[0] == "go" && versionLess(fields[1], klGoVersion):
+		case e.crImported && len(fields) == 2 && fields[0] == "go" && versionLess(fields[1], klGoVersion):
 			line = "go " + klGoVersion
 			changes = append(changes, "go directive "+fields[1]+" -> "+klGoVersion)
 		case len(fields) >= 2 && fields[0] == "require" && fields[1] == "(":
@@ -31,25 +48,33 @@ func rewriteGoMod(src, version string, crUsed bool) (out string, changes []strin
 		case inRequire && len(fields) == 1 && fields[0] == ")":
 			inRequire = false
 		}
-		mod := ""
-		if inRequire && len(fields) >= 2 {
-			mod = fields[0]
-		} else if len(fields) >= 3 && fields[0] == "require" {
-			mod = fields[1]
+		mod, ver := "", ""
+		if inRequire && len(fields) == 2 {
+			mod, ver = fields[0], fields[1]
+		} else if len(fields) == 3 && fields[0] == "require" {
+			mod, ver = fields[1], fields[2]
 		}
 		switch mod {
+		case "":
 		case klModule:
 			hasKL = true
 		case crModule:
-			if !crUsed {
+			if !e.crUsed {
 				changes = append(changes, "dropped "+crModule+" (nothing imports it)")
 				continue
+			}
+		default:
+			if to, ok := klRequires[mod]; ok && e.crImported && semverCompare(ver, to) < 0 {
+				i := strings.Index(line, mod) + len(mod)
+				j := i + strings.Index(line[i:], ver)
+				line = line[:j] + to + line[j+len(ver):]
+				raised = append(raised, raise{module: mod, from: ver, to: to})
 			}
 		}
 		kept = append(kept, line)
 	}
-	if !hasKL {
-		req := "\t" + klModule + " " + version
+	if !hasKL && e.crImported {
+		req := "\t" + klModule + " " + e.version
 		if firstBlock >= 0 {
 			kept = append(kept[:firstBlock+1], append([]string{req}, kept[firstBlock+1:]...)...)
 		} else {
@@ -58,9 +83,9 @@ func rewriteGoMod(src, version string, crUsed bool) (out string, changes []strin
 			}
 			kept = append(kept, "", "require "+strings.TrimSpace(req), "")
 		}
-		changes = append(changes, "require "+klModule+" "+version)
+		changes = append(changes, "require "+klModule+" "+e.version)
 	}
-	return strings.Join(kept, "\n"), changes
+	return strings.Join(kept, "\n"), changes, raised
 }
 
 // versionLess compares go versions such as 1.22, 1.24.3 and 1.26.0.
@@ -83,12 +108,96 @@ func part(p []string, i int) int {
 	return n
 }
 
-// modulePath returns the module path declared in go.mod.
-func modulePath(src string) string {
-	for _, line := range strings.Split(src, "\n") {
-		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
-			return strings.Trim(f[1], `"`)
+// semverCompare compares two module versions (v1.2.3, v1.2.3-rc.1,
+// pseudo-versions, +incompatible) by semantic versioning's precedence:
+// -1, 0 or 1. A version it cannot parse sorts first.
+func semverCompare(a, b string) int {
+	pa, oka := parseSemver(a)
+	pb, okb := parseSemver(b)
+	switch {
+	case !oka && !okb:
+		return strings.Compare(a, b)
+	case !oka:
+		return -1
+	case !okb:
+		return 1
+	}
+	for i := 0; i < 3; i++ {
+		if c := compareNumeric(pa.core[i], pb.core[i]); c != 0 {
+			return c
 		}
 	}
-	return ""
+	switch {
+	case pa.pre == "" && pb.pre == "":
+		return 0
+	case pa.pre == "":
+		return 1 // a release is above its pre-releases
+	case pb.pre == "":
+		return -1
+	}
+	x, y := strings.Split(pa.pre, "."), strings.Split(pb.pre, ".")
+	for i := 0; i < len(x) && i < len(y); i++ {
+		nx, ny := isNumeric(x[i]), isNumeric(y[i])
+		var c int
+		switch {
+		case nx && ny:
+			c = compareNumeric(x[i], y[i])
+		case nx:
+			c = -1 // numeric identifiers sort below alphanumeric ones
+		case ny:
+			c = 1
+		default:
+			c = strings.Compare(x[i], y[i])
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return compareInt(len(x), len(y))
+}
+
+type semver struct {
+	core [3]string
+	pre  string
+}
+
+func parseSemver(v string) (semver, bool) {
+	var s semver
+	if !strings.HasPrefix(v, "v") {
+		return s, false
+	}
+	v, _, _ = strings.Cut(v[1:], "+") // build metadata has no precedence
+	v, s.pre, _ = strings.Cut(v, "-")
+	parts := strings.Split(v, ".")
+	if len(parts) != 3 {
+		return s, false
+	}
+	for i, p := range parts {
+		if !isNumeric(p) {
+			return s, false
+		}
+		s.core[i] = p
+	}
+	return s, true
+}
+
+func isNumeric(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
+
+// compareNumeric compares decimal strings of any length.
+func compareNumeric(a, b string) int {
+	a, b = strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
+	if c := compareInt(len(a), len(b)); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+func compareInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

@@ -3,16 +3,34 @@
 //
 //	go run github.com/kubeloop/kubeloop/cmd/kubeloop-migrate@<version> [-dry-run] [-version v] [dir]
 //
+// or, from a checkout of kubeloop, build it first and run the binary on
+// the module (go run with a directory outside the target module does not
+// work: the go command resolves that directory in the target module):
+//
+//	go build -o /tmp/kubeloop-migrate ./cmd/kubeloop-migrate
+//	/tmp/kubeloop-migrate [-dry-run] /path/to/operator
+//
 // It rewrites import paths, the ctrl alias package's names, renamed
 // identifiers and option fields, event types, event recorder calls, the
 // metrics server options, webhook builders and CustomDefaulter and
 // CustomValidator implementations (to kubeloop's typed forms, where that is
-// safe), and go.mod (kubeloop added, controller-runtime dropped once
-// nothing imports it). What it cannot rewrite safely it leaves in place
-// under a "// kubeloop-migrate: <what to do>" comment. It prints a summary:
-// the files changed, the rewrites by kind and every manual item. Running
-// it again changes nothing. With -dry-run it writes nothing and prints a
+// safe), zapcore levels and time encoders (to kubeloop's log/zap),
+// interceptor.Funcs callbacks (client.WithWatch parameters to
+// client.Client), and go.mod (kubeloop added, the requirements kubeloop has
+// at newer versions raised, controller-runtime dropped once nothing imports
+// it). What it cannot rewrite safely it leaves in place under a
+// "// kubeloop-migrate: <what to do>" comment, once per file and symbol. It
+// prints a summary: the files changed, the rewrites by kind, each raised
+// requirement and every manual item with its number of uses. Running it
+// again changes nothing. With -dry-run it writes nothing and prints a
 // unified diff of what it would change.
+//
+// A module in which no file imports controller-runtime is left alone (a
+// controller-runtime require line without imports is dropped). The run is
+// all or nothing: every file is parsed and rewritten in memory first, and
+// nothing is written when a file does not parse (each such file is
+// reported with its position) or when a write fails (the files written
+// before it get their old content back).
 //
 // dir (default ".") is the module root, the directory holding go.mod.
 // vendor and testdata directories, hidden directories and nested modules
@@ -24,13 +42,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 )
 
 // defaultVersion is the kubeloop version written to go.mod when the
-// command's own version is unknown (built from a checkout) and -version is
-// not given.
+// command was built from a checkout of kubeloop (its own version is a
+// commit that may be on no module proxy, or unknown) and -version is not
+// given. The summary then says how to point go.mod at the checkout with a
+// replace directive, which works with any version written here.
 const defaultVersion = "v0.1.0"
 
 func main() {
@@ -38,10 +62,11 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	own, fromCheckout := ownVersion()
 	fs := flag.NewFlagSet("kubeloop-migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dryRun := fs.Bool("dry-run", false, "print a unified diff of the changes instead of writing them")
-	version := fs.String("version", ownVersion(), "kubeloop version to require in go.mod")
+	version := fs.String("version", own, "kubeloop version to require in go.mod")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kubeloop-migrate [-dry-run] [-version v] [dir]")
 		fs.PrintDefaults()
@@ -53,6 +78,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "version" {
+			fromCheckout = false
+		}
+	})
 	dir := "."
 	if fs.NArg() == 1 {
 		dir = fs.Arg(0)
@@ -62,6 +92,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kubeloop-migrate: %v\n", err)
 		return 1
 	}
+	if fromCheckout && !m.klReplaced && slices.Contains(m.rep.gomod, "require "+klModule+" "+*version) {
+		m.rep.notes = append(m.rep.notes, checkoutHint(*version))
+	}
 	summary := stdout
 	if *dryRun {
 		summary = stderr // stdout holds the diff
@@ -70,11 +103,45 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// ownVersion is the version this command was built at (go run ...@v1.2.3),
-// else defaultVersion.
-func ownVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && strings.HasPrefix(bi.Main.Version, "v") && bi.Main.Path == klModule {
-		return bi.Main.Version
+// pseudoVersion matches the end of a pseudo-version's pre-release part:
+// the commit time and the commit's 12-digit prefix.
+var pseudoVersion = regexp.MustCompile(`[0-9]{14}-[0-9a-f]{12}$`)
+
+// ownVersion is the version this command was built at (go run ...@v1.2.3,
+// or @<commit>, whose pseudo-version the module proxy serves), else
+// defaultVersion with fromCheckout true: a build in a checkout of kubeloop
+// ((devel), a +dirty version, or the pseudo-version of a local commit).
+func ownVersion() (version string, fromCheckout bool) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Path != klModule {
+		return defaultVersion, true
 	}
-	return defaultVersion
+	v := bi.Main.Version
+	if !strings.HasPrefix(v, "v") || strings.Contains(v, "+") {
+		return defaultVersion, true
+	}
+	vcs := false
+	for _, s := range bi.Settings {
+		vcs = vcs || s.Key == "vcs.revision"
+	}
+	if vcs && pseudoVersion.MatchString(v) {
+		return defaultVersion, true
+	}
+	return v, false
+}
+
+// checkoutHint says how to build the migrated module against the kubeloop
+// checkout this command was built from.
+func checkoutHint(version string) string {
+	dir := "<your kubeloop checkout>"
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
+		if b, err := os.ReadFile(filepath.Join(root, "go.mod")); err == nil && strings.Contains(string(b), "module "+klModule+"\n") {
+			dir = root
+		}
+	}
+	return "kubeloop-migrate was built from a checkout of kubeloop, so go.mod now requires " + klModule + " " + version +
+		", which no module proxy may serve: point it at the checkout with\n" +
+		"  go mod edit -replace " + klModule + "=" + dir + "\n" +
+		"or run again with -version <a released version>"
 }

@@ -12,23 +12,31 @@ import (
 const notePrefix = "// kubeloop-migrate: "
 
 // note leaves "// kubeloop-migrate: text" on the line above the line of n,
-// unless the same note is already there (a second run adds nothing).
+// once per file: the first use of a symbol gets the note, the others are
+// only counted for the summary, and a note the file already holds (from
+// an earlier run) is not added again.
 func (r *fileRewriter) note(n ast.Node, text string) {
 	tf := r.fset.File(n.Pos())
 	if tf == nil {
 		return
 	}
-	line := tf.Line(n.Pos())
 	text = notePrefix + strings.ReplaceAll(text, "\n", " ")
-	for _, cg := range r.file.Comments {
-		for _, c := range cg.List {
-			if c.Text == text {
-				if l := tf.Line(c.Pos()); l == line-1 || l == line {
-					return
+	r.rep.use(r.name, text)
+	if r.noted == nil {
+		r.noted = map[string]bool{}
+		for _, cg := range r.file.Comments {
+			for _, c := range cg.List {
+				if strings.HasPrefix(c.Text, notePrefix) {
+					r.noted[c.Text] = true
 				}
 			}
 		}
 	}
+	if r.noted[text] {
+		return
+	}
+	r.noted[text] = true
+	line := tf.Line(n.Pos())
 	pos := tf.LineStart(line)
 	if pos == n.Pos() || r.startsDecl(pos) {
 		// A line that starts at column 1 (a top-level declaration): a
@@ -107,14 +115,21 @@ func insertComment(list []*ast.CommentGroup, cg *ast.CommentGroup) []*ast.Commen
 	return list
 }
 
-// manualItems returns the notes in src, one per line, as file:line: text.
-func manualItems(fset *token.FileSet, file *ast.File) []string {
-	var items []string
+// manualItem is one note in a file after the run.
+type manualItem struct {
+	file string
+	line int
+	text string // without notePrefix
+}
+
+// manualItems returns the notes in file.
+func manualItems(fset *token.FileSet, file *ast.File) []manualItem {
+	var items []manualItem
 	for _, cg := range file.Comments {
 		for _, c := range cg.List {
 			if strings.HasPrefix(c.Text, notePrefix) {
 				p := fset.Position(c.Pos())
-				items = append(items, p.Filename+":"+itoa(p.Line)+": "+strings.TrimPrefix(c.Text, notePrefix))
+				items = append(items, manualItem{file: p.Filename, line: p.Line, text: strings.TrimPrefix(c.Text, notePrefix)})
 			}
 		}
 	}

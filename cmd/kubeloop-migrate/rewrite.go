@@ -11,8 +11,9 @@ import (
 // pkgInfo is what the rewrites of one file need to know about the other
 // files of its package.
 type pkgInfo struct {
-	names     map[string]bool // package-level declarations
-	recorders map[string]bool // fields and variables of type record.EventRecorder
+	names            map[string]bool // package-level declarations
+	recorders        map[string]bool // fields and variables of type record.EventRecorder
+	interceptorFuncs map[string]bool // functions named as interceptor.Funcs callbacks
 }
 
 // fileRewriter migrates one parsed file.
@@ -26,7 +27,8 @@ type fileRewriter struct {
 
 	cr map[string]string // local name -> controller-runtime import path
 
-	declNotes []declNote // notes placed after printing
+	declNotes []declNote      // notes placed after printing
+	noted     map[string]bool // the notes this file holds, by text (notePrefix included)
 }
 
 // rewriteFile migrates file and returns its new source, or nil when
@@ -45,6 +47,8 @@ func rewriteFile(fset *token.FileSet, name string, file *ast.File, src []byte, p
 	r.rewriteRecorders()
 	r.rewriteFields()
 	r.rewriteSetLogger()
+	r.rewriteZapcore()
+	r.rewriteInterceptors()
 	r.rewriteSelectors()
 	r.noteMethods()
 	r.finishImports(before)
@@ -95,7 +99,46 @@ func (r *fileRewriter) finishImports(before map[string]int) {
 		spec.Path.Value = `"` + rule.to + `"`
 		r.rep.count(kindImport, r.name)
 	}
+	r.mergeDuplicateImports()
 	ast.SortImports(r.fset, r.file)
+}
+
+// mergeDuplicateImports drops an import whose path another import of the
+// file has, which happens when two controller-runtime packages went to one
+// kubeloop package (pkg/conversion and pkg/webhook/conversion): the uses
+// of the dropped local name take the kept one.
+func (r *fileRewriter) mergeDuplicateImports() {
+	first := map[string]string{} // path -> local name of the import kept
+	rename := map[string]string{}
+	drop := map[*ast.ImportSpec]bool{}
+	for _, spec := range r.file.Imports {
+		n := localName(spec)
+		if n == "_" || n == "." {
+			continue
+		}
+		p := importPath(spec)
+		kept, ok := first[p]
+		if !ok {
+			first[p] = n
+			continue
+		}
+		drop[spec] = true
+		if n != kept {
+			rename[n] = kept
+		}
+	}
+	if len(drop) == 0 {
+		return
+	}
+	ast.Inspect(r.file, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Obj == nil && rename[id.Name] != "" {
+				id.Name = rename[id.Name]
+			}
+		}
+		return true
+	})
+	r.im.remove(func(spec *ast.ImportSpec) bool { return drop[spec] })
 }
 
 // rewriteSelectors moves every pkg.Name of a controller-runtime import to

@@ -147,13 +147,13 @@ func f(l logr.Logger) { ctrl.SetLogger(l) }`,
 		{
 			name: "packages without a kubeloop home are left with one note per file",
 			give: `package x
-import "sigs.k8s.io/controller-runtime/pkg/log/zap"
-var a = zap.New()
-var b = zap.New()`,
-			want: []string{"// kubeloop-migrate: sigs.k8s.io/controller-runtime/pkg/log/zap: controller-runtime's zap package has no kubeloop twin", `"sigs.k8s.io/controller-runtime/pkg/log/zap"`},
+import "sigs.k8s.io/controller-runtime/pkg/cluster"
+var a, _ = cluster.New(nil)
+var b, _ = cluster.New(nil)`,
+			want: []string{"// kubeloop-migrate: sigs.k8s.io/controller-runtime/pkg/cluster: kubeloop has no cluster package", `"sigs.k8s.io/controller-runtime/pkg/cluster"`},
 		},
 		{
-			name: "Requeue and unsupported names get notes",
+			name: "Requeue is left alone; unsupported names get notes",
 			give: `package x
 import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -161,7 +161,8 @@ import (
 )
 var r = reconcile.Result{Requeue: true}
 var c = client.Options{FieldValidation: "Strict"}`,
-			want: []string{"// kubeloop-migrate: Requeue: Result{Requeue: true} has no kubeloop twin", "FieldValidation: not offered"},
+			want:    []string{"var r = reconcile.Result{Requeue: true}", "FieldValidation: not offered"},
+			notWant: []string{"Requeue: Result"},
 		},
 		{
 			name: "client wrappers keep their names",

@@ -53,19 +53,14 @@ const (
 	kindWebhook  = "webhook"
 	kindLogger   = "logger"
 	kindScheme   = "scheme"
+
+	kindInterceptor = "interceptor callback"
 )
 
 var (
-	noteZap = "controller-runtime's zap package has no kubeloop twin. It still works (zap.New returns a logr.Logger), " +
-		"but it keeps controller-runtime in go.mod: use github.com/go-logr/zapr (logger := zapr.NewLogger(zapLog)), " +
-		"then slog.SetDefault(slog.New(logr.ToSlogHandler(logger))) and manager.Options{Logger: logger}"
-	noteCertwatcher = "kubeloop's webhook and metrics servers reload their certificates themselves: set CertDir, CertName and KeyName " +
-		"in webhook.Options or manager.MetricsOptions (SecureServing) and delete the certwatcher and its TLSOpts"
-	noteMetrics  = "kubeloop has no global metrics registry: register collectors on mgr.MetricsRegistry() (a prometheus.Registerer)"
-	noteRequeue  = "Result{Requeue: true} has no kubeloop twin: return an error for backoff, or set RequeueAfter"
-	noteDecoder  = "kubeloop's typed admission.Defaulter[T] and Validator[T] decode for you; raw handlers read req.Object.Raw"
-	noteWatchNS  = "use Cache: cache.Options{DefaultNamespaces: []string{ns}}"
+	noteWatchNS  = "use Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}"
 	notePointers = "kubeloop takes a time.Duration here, not a pointer"
+	noteZapRaw   = "kubeloop's zap is built on log/slog, without go.uber.org/zap: "
 )
 
 // packages maps controller-runtime import paths to their rules.
@@ -81,24 +76,24 @@ var packages = map[string]pkgRule{
 	crModule + "/pkg/client/interceptor": {to: kl("client/interceptor")},
 	crModule + "/pkg/controller": {to: kl("controller"), members: map[string]target{
 		"Controller": {path: kl("controller"), ptr: true, kind: kindRename},
-		"NewTyped":   {note: "kubeloop has no Typed twins: use controller.New"},
 	}},
 	crModule + "/pkg/controller/controllerutil": {to: kl("controller/controllerutil")},
 	crModule + "/pkg/envtest":                   {to: kl("envtest")},
 	crModule + "/pkg/event":                     {members: eventMembers()},
-	crModule + "/pkg/handler":                   {to: kl("handler"), members: typedNotes("TypedEnqueueRequestForObject", "TypedEnqueueRequestForOwner", "TypedEnqueueRequestsFromMapFunc", "TypedFuncs", "TypedEventHandler", "TypedMapFunc")},
+	crModule + "/pkg/envtest/komega":            {to: kl("envtest/komega")},
+	crModule + "/pkg/handler":                   {to: kl("handler")},
 	crModule + "/pkg/healthz":                   {to: kl("manager/healthz")},
 	crModule + "/pkg/log":                       {to: kl("log"), members: logMembers},
 	crModule + "/pkg/manager": {to: kl("manager"), members: map[string]target{
 		"Manager": {path: kl("manager"), ptr: true, kind: kindRename},
 	}},
 	crModule + "/pkg/manager/signals": {to: kl("manager/signals")},
-	crModule + "/pkg/predicate":       {to: kl("handler/predicate"), members: typedNotes("TypedFuncs", "TypedPredicate", "TypedGenerationChangedPredicate")},
+	crModule + "/pkg/predicate":       {to: kl("handler/predicate")},
 	crModule + "/pkg/reconcile": {to: kl("reconcile"), members: map[string]target{
 		"AsReconciler": {path: kl("controller"), kind: kindRename},
 	}},
 	crModule + "/pkg/scheme": {to: kl("scheme")},
-	crModule + "/pkg/source": {to: kl("controller/source"), members: typedNotes("TypedKind", "TypedChannel")},
+	crModule + "/pkg/source": {to: kl("controller/source")},
 	crModule + "/pkg/webhook": {to: kl("webhook"), members: map[string]target{
 		"Server":          {path: kl("webhook"), ptr: true, kind: kindRename},
 		"CustomDefaulter": {note: "use admission.Defaulter[*YourType] (the webhook rewrite does this where the methods are in this file)"},
@@ -107,8 +102,6 @@ var packages = map[string]pkgRule{
 	crModule + "/pkg/webhook/admission": {to: kl("webhook/admission"), members: map[string]target{
 		"CustomDefaulter": {note: "use admission.Defaulter[*YourType] (the webhook rewrite does this where the methods are in this file)"},
 		"CustomValidator": {note: "use admission.Validator[*YourType] (the webhook rewrite does this where the methods are in this file)"},
-		"Decoder":         {note: noteDecoder},
-		"NewDecoder":      {note: noteDecoder},
 	}},
 	crModule + "/pkg/webhook/conversion": {to: kl("webhook/conversion"), members: map[string]target{
 		"NewWebhookHandler": {path: kl("webhook/conversion"), name: "NewWebhook", kind: kindRename},
@@ -121,9 +114,15 @@ var packages = map[string]pkgRule{
 		"WithAuthenticationAndAuthorization": {path: kl("manager"), kind: kindMetrics},
 	}, note: "the metrics filters are in kubeloop's manager package"},
 
-	crModule + "/pkg/metrics":        {note: noteMetrics},
-	crModule + "/pkg/log/zap":        {note: noteZap},
-	crModule + "/pkg/certwatcher":    {note: noteCertwatcher},
+	crModule + "/pkg/metrics":     {to: kl("metrics")},
+	crModule + "/pkg/certwatcher": {to: kl("certwatcher")},
+	crModule + "/pkg/config":      {to: kl("config")},
+	crModule + "/pkg/conversion":  {to: kl("webhook/conversion")},
+	crModule + "/pkg/log/zap": {to: kl("log/zap"), members: map[string]target{
+		"Encoder":    {note: noteZapRaw + "zapcore encoders do not apply; use zap.JSONEncoder() or zap.ConsoleEncoder() (the default is JSON, console with Development)"},
+		"RawZapOpts": {note: noteZapRaw + "go.uber.org/zap options do not apply; remove RawZapOpts"},
+		"NewRaw":     {note: noteZapRaw + "there is no *zap.Logger; use zap.New, which returns a logr.Logger"},
+	}},
 	crModule + "/pkg/cluster":        {note: "kubeloop has no cluster package: a manager per cluster (manager.New) gives the same client, cache and mapper"},
 	crModule + "/pkg/leaderelection": {note: "use kubeloop's leaderelection.New(cfg, leaderelection.Options) or the manager's LeaderElection options"},
 }
@@ -141,6 +140,7 @@ var ctrlMembers = map[string]target{
 	"GetConfig":              {path: kl("client/config"), kind: kindCtrl},
 	"GetConfigOrDie":         {path: kl("client/config"), kind: kindCtrl},
 	"CreateOrUpdate":         {path: kl("controller/controllerutil"), kind: kindCtrl},
+	"CreateOrPatch":          {path: kl("controller/controllerutil"), kind: kindCtrl},
 	"SetControllerReference": {path: kl("controller/controllerutil"), kind: kindCtrl},
 	"SetupSignalHandler":     {path: kl("manager/signals"), kind: kindCtrl},
 	"SchemeBuilder":          {path: kl("scheme"), name: "Builder", kind: kindCtrl},
@@ -163,11 +163,10 @@ var logMembers = map[string]target{
 }
 
 var clientMembers = map[string]target{
-	// NewNamespacedClient, WithFieldOwner, NewDryRunClient and NewWithWatch
-	// keep their names and signatures (the import path is rewritten). WithWatch keeps
-	// its name too, but where controller-runtime hands one out kubeloop
-	// hands out a client.Client, so each use gets a note.
-	"WithWatch":           {note: "kubeloop's fake Build() returns client.Client: use BuildClient() (a *fake.Client, which implements client.WithWatch) where a WithWatch is needed; interceptor.Funcs take client.Client"},
+	// NewNamespacedClient, WithFieldOwner, NewDryRunClient, NewWithWatch
+	// and WithWatch keep their names and signatures (the import path is
+	// rewritten; interceptor.Funcs callbacks are rewritten to take
+	// client.Client, see interceptors.go).
 	"WithFieldValidation": {note: "not in kubeloop: pass client.FieldValidation(...) to each write"},
 }
 
@@ -176,17 +175,7 @@ func eventMembers() map[string]target {
 	m := map[string]target{}
 	for _, n := range []string{"CreateEvent", "UpdateEvent", "DeleteEvent", "GenericEvent"} {
 		m[n] = target{path: kl("handler"), kind: kindEvent}
-	}
-	for _, n := range []string{"TypedCreateEvent", "TypedUpdateEvent", "TypedDeleteEvent", "TypedGenericEvent"} {
-		m[n] = target{note: "kubeloop has no Typed twins: use handler." + n[len("Typed"):]}
-	}
-	return m
-}
-
-func typedNotes(names ...string) map[string]target {
-	m := map[string]target{}
-	for _, n := range names {
-		m[n] = target{note: "kubeloop has no Typed twins: use the name without Typed"}
+		m["Typed"+n] = target{path: kl("handler"), kind: kindEvent}
 	}
 	return m
 }
@@ -202,10 +191,18 @@ type fieldRule struct {
 
 // fields is keyed by controller-runtime import path and type name.
 var fields = map[string]map[string]fieldRule{
-	crModule + ".Options":              managerFields,
-	crModule + "/pkg/manager.Options":  managerFields,
-	crModule + ".Result":               resultFields,
-	crModule + "/pkg/reconcile.Result": resultFields,
+	crModule + ".Options":             managerFields,
+	crModule + "/pkg/manager.Options": managerFields,
+	crModule + "/pkg/log/zap.Options": {
+		"Encoder":              {note: noteZapRaw + "zapcore encoders do not apply; remove Encoder and pass zap.JSONEncoder() or zap.ConsoleEncoder() to zap.New (the default is JSON, console with Development)"},
+		"NewEncoder":           {note: noteZapRaw + "zapcore encoders do not apply; remove NewEncoder"},
+		"EncoderConfigOptions": {note: noteZapRaw + "zapcore.EncoderConfig does not apply; remove EncoderConfigOptions"},
+		"ZapOpts":              {note: noteZapRaw + "go.uber.org/zap options do not apply; remove ZapOpts"},
+	},
+	crModule + "/pkg/client/interceptor.Funcs": {
+		"Watch":       {note: "kubeloop's interceptor.Funcs has no Watch: the fake's Watch is not intercepted"},
+		"SubResource": {note: "kubeloop's interceptor.Funcs has no SubResource: intercept SubResourceGet, SubResourceCreate, SubResourceUpdate, SubResourcePatch and SubResourceApply"},
+	},
 	crModule + "/pkg/controller.Options": {
 		"ReconciliationTimeout": {rename: "ReconcileTimeout"},
 		"SkipNameValidation":    {drop: true, note: "dropped SkipNameValidation: kubeloop checks names per manager"},
@@ -224,16 +221,9 @@ var fields = map[string]map[string]fieldRule{
 		"ClientCAName": {note: "not offered: check client certificates in TLSOpts"},
 	},
 	crModule + "/pkg/envtest.Environment": {
-		"AttachControlPlaneOutput": {drop: true, note: "dropped AttachControlPlaneOutput: kubeloop's envtest keeps the control plane's output in its temporary directory"},
-		"CRDInstallOptions":        {note: "use CRDDirectoryPaths, CRDs (unstructured) or InstallCRDs"},
-		"ControlPlane":             {note: "use APIServerFlags and Authorization"},
-		"Scheme":                   {drop: true, note: "dropped Scheme: kubeloop's envtest installs CRDs as unstructured objects"},
-		"DownloadBinaryAssets":     {drop: true, note: "dropped DownloadBinaryAssets: kubeloop's envtest runs the binaries `make tools` builds"},
-		"CRDs":                     {note: "kubeloop's Environment.CRDs are []*unstructured.Unstructured (envtest.ReadCRDs)"},
+		"CRDs": {note: "kubeloop's Environment.CRDs are []*unstructured.Unstructured (envtest.ReadCRDs)"},
 	},
 }
-
-var resultFields = map[string]fieldRule{"Requeue": {note: noteRequeue}}
 
 var managerFields = map[string]fieldRule{
 	"LeaseDuration":              {deref: true, note: notePointers},

@@ -4,20 +4,23 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
+	"strings"
 )
 
 // report collects what a run did, for the summary.
 type report struct {
-	rewrites map[string]int  // by kind
-	changed  map[string]bool // files the rewrites touched
-	files    []string        // files whose content changed, in order
-	manual   []string        // file:line: note, every note in the module after the run
-	gomod    []string        // changes to go.mod
+	rewrites map[string]int            // by kind
+	changed  map[string]bool           // files the rewrites touched
+	files    []string                  // files whose content changed, in order
+	manual   []manualItem              // every note in the module after the run
+	uses     map[string]map[string]int // file -> note text (notePrefix included) -> uses this run
+	gomod    []string                  // changes to go.mod
+	raised   []raise                   // requirements raised to kubeloop's
+	notes    []string                  // lines printed after the summary (how to build against a checkout)
 }
 
 func newReport() *report {
-	return &report{rewrites: map[string]int{}, changed: map[string]bool{}}
+	return &report{rewrites: map[string]int{}, changed: map[string]bool{}, uses: map[string]map[string]int{}}
 }
 
 func (r *report) count(kind, file string) {
@@ -27,7 +30,21 @@ func (r *report) count(kind, file string) {
 
 func (r *report) changedBy(file string) { r.changed[file] = true }
 
-// print writes the summary: files changed, rewrites by kind, manual items.
+// use counts one use of a symbol that needs the note text in file.
+func (r *report) use(file, text string) {
+	if r.uses[file] == nil {
+		r.uses[file] = map[string]int{}
+	}
+	r.uses[file][text]++
+}
+
+// whyRaised follows the raised requirements in the summary.
+const whyRaised = "go.mod: raised to the versions kubeloop requires (Go's minimal version selection would pick them anyway); " +
+	"a newer version can change other APIs this module uses (for example prometheus/client_golang's v1.API.Query): " +
+	"check the code that calls these modules"
+
+// print writes the summary: files changed, rewrites by kind, go.mod's
+// changes and the manual items.
 func (r *report) print(w io.Writer, dryRun bool) {
 	verb := "changed"
 	if dryRun {
@@ -51,10 +68,29 @@ func (r *report) print(w io.Writer, dryRun bool) {
 	for _, g := range r.gomod {
 		fmt.Fprintf(w, "go.mod: %s\n", g)
 	}
-	fmt.Fprintf(w, "manual items: %d (comments starting %q)\n", len(r.manual), notePrefix)
+	for _, rs := range r.raised {
+		fmt.Fprintf(w, "go.mod: raised %s %s -> %s\n", rs.module, rs.from, rs.to)
+	}
+	if len(r.raised) > 0 {
+		fmt.Fprintln(w, whyRaised)
+	}
+	uses := 0
 	for _, m := range r.manual {
-		fmt.Fprintf(w, "  %s\n", m)
+		uses += max(r.uses[m.file][notePrefix+m.text], 1)
+	}
+	fmt.Fprintf(w, "manual items: %d (comments starting %q)", len(r.manual), notePrefix)
+	if uses > len(r.manual) {
+		fmt.Fprintf(w, ", for %d uses", uses)
+	}
+	fmt.Fprintln(w)
+	for _, m := range r.manual {
+		fmt.Fprintf(w, "  %s:%d: %s", m.file, m.line, m.text)
+		if n := r.uses[m.file][notePrefix+m.text]; n > 1 {
+			fmt.Fprintf(w, " (%d uses in this file)", n)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, n := range r.notes {
+		fmt.Fprintln(w, strings.TrimRight(n, "\n"))
 	}
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }

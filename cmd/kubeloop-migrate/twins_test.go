@@ -1,0 +1,445 @@
+package main
+
+import (
+	"go/format"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestTwinRules checks the rules for the packages and names kubeloop now
+// has under controller-runtime's names: each input migrates to exactly
+// the wanted output, and a second run changes nothing.
+func TestTwinRules(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		give  string
+		want  string
+		kinds map[string]int
+	}{
+		{
+			name: "import paths of the new twins",
+			give: `package x
+
+import (
+	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/conversion"
+	"sigs.k8s.io/controller-runtime/pkg/envtest/komega"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+var (
+	w, _ = certwatcher.New("tls.crt", "tls.key")
+	c    = config.Controller{MaxConcurrentReconciles: 2}
+	_    conversion.Hub
+	_    = komega.Get
+	l    = zap.New(zap.UseDevMode(true))
+	_    = metrics.Registry
+)
+`,
+			want: `package x
+
+import (
+	"github.com/kubeloop/kubeloop/certwatcher"
+	"github.com/kubeloop/kubeloop/config"
+	"github.com/kubeloop/kubeloop/envtest/komega"
+	"github.com/kubeloop/kubeloop/log/zap"
+	"github.com/kubeloop/kubeloop/metrics"
+	"github.com/kubeloop/kubeloop/webhook/conversion"
+)
+
+var (
+	w, _ = certwatcher.New("tls.crt", "tls.key")
+	c    = config.Controller{MaxConcurrentReconciles: 2}
+	_    conversion.Hub
+	_    = komega.Get
+	l    = zap.New(zap.UseDevMode(true))
+	_    = metrics.Registry
+)
+`,
+			kinds: map[string]int{kindImport: 6},
+		},
+		{
+			name: "pkg/conversion and pkg/webhook/conversion in one file become one import",
+			give: `package x
+
+import (
+	"sigs.k8s.io/controller-runtime/pkg/conversion"
+	whconv "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
+)
+
+var _ conversion.Convertible
+var h = whconv.NewWebhookHandler
+`,
+			want: `package x
+
+import (
+	"github.com/kubeloop/kubeloop/webhook/conversion"
+)
+
+var _ conversion.Convertible
+var h = conversion.NewWebhook
+`,
+		},
+		{
+			name: "typed events move to handler like the others",
+			give: `package x
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+)
+
+var p = predicate.TypedFuncs[*corev1.Pod]{
+	CreateFunc: func(e event.TypedCreateEvent[*corev1.Pod]) bool { return true },
+	UpdateFunc: func(e event.TypedUpdateEvent[*corev1.Pod]) bool { return e.ObjectNew != nil },
+}
+
+var h handler.TypedEventHandler[*corev1.Pod, reconcile.Request] = &handler.TypedEnqueueRequestForObject[*corev1.Pod]{}
+
+func f(e event.TypedDeleteEvent[*corev1.Pod], g event.TypedGenericEvent[*corev1.Pod]) {
+	_ = source.TypedKind[*corev1.Pod, reconcile.Request]
+}
+`,
+			want: `package x
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubeloop/kubeloop/controller/source"
+	"github.com/kubeloop/kubeloop/handler"
+	"github.com/kubeloop/kubeloop/handler/predicate"
+	"github.com/kubeloop/kubeloop/reconcile"
+)
+
+var p = predicate.TypedFuncs[*corev1.Pod]{
+	CreateFunc: func(e handler.TypedCreateEvent[*corev1.Pod]) bool { return true },
+	UpdateFunc: func(e handler.TypedUpdateEvent[*corev1.Pod]) bool { return e.ObjectNew != nil },
+}
+
+var h handler.TypedEventHandler[*corev1.Pod, reconcile.Request] = &handler.TypedEnqueueRequestForObject[*corev1.Pod]{}
+
+func f(e handler.TypedDeleteEvent[*corev1.Pod], g handler.TypedGenericEvent[*corev1.Pod]) {
+	_ = source.TypedKind[*corev1.Pod, reconcile.Request]
+}
+`,
+			kinds: map[string]int{kindEvent: 4},
+		},
+		{
+			name: "zapcore levels, Level(n) and time encoders go to kubeloop's zap",
+			give: `package main
+
+import (
+	"flag"
+
+	"go.uber.org/zap/zapcore"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+)
+
+func main() {
+	opts := zap.Options{
+		Development:     true,
+		Level:           zapcore.Level(-2),
+		StacktraceLevel: zapcore.ErrorLevel,
+		TimeEncoder:     zapcore.ISO8601TimeEncoder,
+	}
+	opts.BindFlags(flag.CommandLine)
+	_ = zap.New(zap.UseFlagOptions(&opts), zap.Level(zapcore.DebugLevel))
+}
+`,
+			want: `package main
+
+import (
+	"flag"
+
+	"github.com/kubeloop/kubeloop/log/zap"
+)
+
+func main() {
+	opts := zap.Options{
+		Development:     true,
+		Level:           zap.LevelValue(-2),
+		StacktraceLevel: zap.ErrorLevel,
+		TimeEncoder:     zap.ISO8601TimeEncoder,
+	}
+	opts.BindFlags(flag.CommandLine)
+	_ = zap.New(zap.UseFlagOptions(&opts), zap.Level(zap.DebugLevel))
+}
+`,
+			kinds: map[string]int{kindLogger: 4},
+		},
+		{
+			name: "zapcore stays for other uses and in calls of go.uber.org/zap, which get a note",
+			give: `package main
+
+import (
+	uberzap "go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	crzap "sigs.k8s.io/controller-runtime/pkg/log/zap"
+)
+
+var lvl = uberzap.NewAtomicLevelAt(zapcore.DebugLevel)
+var enc zapcore.EncoderConfig
+var o = crzap.Options{TimeEncoder: zapcore.RFC3339NanoTimeEncoder, Level: zapcore.InfoLevel}
+`,
+			want: `package main
+
+import (
+	crzap "github.com/kubeloop/kubeloop/log/zap"
+	uberzap "go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// kubeloop-migrate: ` + noteUberZap + `
+var lvl = uberzap.NewAtomicLevelAt(zapcore.DebugLevel)
+var enc zapcore.EncoderConfig
+var o = crzap.Options{TimeEncoder: crzap.RFC3339NanoTimeEncoder, Level: crzap.InfoLevel}
+`,
+			kinds: map[string]int{kindLogger: 2},
+		},
+		{
+			name: "zapcore is not touched in a file without controller-runtime's zap",
+			give: `package x
+
+import (
+	"go.uber.org/zap/zapcore"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+var _ client.Client
+var l = zapcore.DebugLevel
+`,
+			want: `package x
+
+import (
+	"github.com/kubeloop/kubeloop/client"
+	"go.uber.org/zap/zapcore"
+)
+
+var _ client.Client
+var l = zapcore.DebugLevel
+`,
+		},
+		{
+			name: "zap's go.uber.org/zap-only options get notes",
+			give: `package main
+
+import (
+	"go.uber.org/zap/zapcore"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+)
+
+var enc zapcore.Encoder
+
+var o = zap.Options{Encoder: enc, ZapOpts: nil, EncoderConfigOptions: nil, NewEncoder: nil}
+
+func f() {
+	_ = zap.New(zap.Encoder(enc), zap.RawZapOpts(), zap.ConsoleEncoder(func(*zapcore.EncoderConfig) {}), zap.JSONEncoder())
+}
+`,
+			want: `package main
+
+import (
+	"github.com/kubeloop/kubeloop/log/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+var enc zapcore.Encoder
+
+// kubeloop-migrate: Encoder: ` + noteZapRaw + `zapcore encoders do not apply; remove Encoder and pass zap.JSONEncoder() or zap.ConsoleEncoder() to zap.New (the default is JSON, console with Development)
+// kubeloop-migrate: ZapOpts: ` + noteZapRaw + `go.uber.org/zap options do not apply; remove ZapOpts
+// kubeloop-migrate: EncoderConfigOptions: ` + noteZapRaw + `zapcore.EncoderConfig does not apply; remove EncoderConfigOptions
+// kubeloop-migrate: NewEncoder: ` + noteZapRaw + `zapcore encoders do not apply; remove NewEncoder
+var o = zap.Options{Encoder: enc, ZapOpts: nil, EncoderConfigOptions: nil, NewEncoder: nil}
+
+func f() {
+	// kubeloop-migrate: zap.ConsoleEncoder: ` + noteZapRaw + `zapcore.EncoderConfig options do not apply; remove the arguments
+	// kubeloop-migrate: zap.Encoder: ` + noteZapRaw + `zapcore encoders do not apply; use zap.JSONEncoder() or zap.ConsoleEncoder() (the default is JSON, console with Development)
+	// kubeloop-migrate: zap.RawZapOpts: ` + noteZapRaw + `go.uber.org/zap options do not apply; remove RawZapOpts
+	_ = zap.New(zap.Encoder(enc), zap.RawZapOpts(), zap.ConsoleEncoder(func(*zapcore.EncoderConfig) {}), zap.JSONEncoder())
+}
+`,
+		},
+		{
+			name: "interceptor callbacks take client.Client",
+			give: `package x
+
+import (
+	"context"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+)
+
+func failingGet(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	return c.Get(ctx, key, obj, opts...)
+}
+
+func other(c client.WithWatch) {}
+
+var c = fake.NewClientBuilder().WithInterceptorFuncs(interceptor.Funcs{
+	Get: failingGet,
+	Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		return nil
+	},
+}).Build()
+`,
+			want: `package x
+
+import (
+	"context"
+
+	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/client/fake"
+	"github.com/kubeloop/kubeloop/client/interceptor"
+)
+
+func failingGet(ctx context.Context, c client.Client, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	return c.Get(ctx, key, obj, opts...)
+}
+
+func other(c client.WithWatch) {}
+
+var c = fake.NewClientBuilder().WithInterceptorFuncs(interceptor.Funcs{
+	Get: failingGet,
+	Create: func(ctx context.Context, c client.Client, obj client.Object, opts ...client.CreateOption) error {
+		return nil
+	},
+}).Build()
+`,
+			kinds: map[string]int{kindInterceptor: 2},
+		},
+		{
+			name: "webhook.Admission, Result.Requeue, manager Controller options and cache namespace maps need only import paths",
+			give: `package x
+
+import (
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+var h admission.Handler
+
+var wh = &webhook.Admission{Handler: h}
+
+var o = ctrl.Options{
+	Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	Cache: cache.Options{
+		DefaultNamespaces: map[string]cache.Config{"a": {}, cache.AllNamespaces: {}},
+		ByObject:          map[client.Object]cache.ByObject{nil: {Namespaces: map[string]cache.Config{"b": {}}}},
+	},
+	WebhookServer: webhook.NewServer(webhook.Options{Port: -1}),
+}
+
+var d = admission.NewDecoder(nil)
+
+func f() (ctrl.Result, error) { return ctrl.Result{Requeue: true, Priority: ptr.To(1)}, nil }
+`,
+			want: `package x
+
+import (
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/config"
+	"github.com/kubeloop/kubeloop/manager"
+	"github.com/kubeloop/kubeloop/reconcile"
+	"github.com/kubeloop/kubeloop/webhook"
+	"github.com/kubeloop/kubeloop/webhook/admission"
+	"k8s.io/utils/ptr"
+)
+
+var h admission.Handler
+
+var wh = &webhook.Admission{Handler: h}
+
+var o = manager.Options{
+	Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	Cache: cache.Options{
+		DefaultNamespaces: map[string]cache.Config{"a": {}, cache.AllNamespaces: {}},
+		ByObject:          map[client.Object]cache.ByObject{nil: {Namespaces: map[string]cache.Config{"b": {}}}},
+	},
+	WebhookServer: webhook.NewServer(webhook.Options{Port: -1}),
+}
+
+var d = admission.NewDecoder(nil)
+
+func f() (reconcile.Result, error) { return reconcile.Result{Requeue: true, Priority: ptr.To(1)}, nil }
+`,
+		},
+		{
+			name: "envtest keeps DownloadBinaryAssets and the other fields kubeloop now has",
+			give: `package x
+
+import "sigs.k8s.io/controller-runtime/pkg/envtest"
+
+var e = &envtest.Environment{
+	CRDDirectoryPaths:            []string{"config/crd/bases"},
+	BinaryAssetsDirectory:        "bin/k8s",
+	DownloadBinaryAssets:         true,
+	DownloadBinaryAssetsVersion:  "v1.33.0",
+	DownloadBinaryAssetsIndexURL: "https://example.com/index.yaml",
+	AttachControlPlaneOutput:     true,
+	Scheme:                       nil,
+}
+`,
+			want: `package x
+
+import "github.com/kubeloop/kubeloop/envtest"
+
+var e = &envtest.Environment{
+	CRDDirectoryPaths:            []string{"config/crd/bases"},
+	BinaryAssetsDirectory:        "bin/k8s",
+	DownloadBinaryAssets:         true,
+	DownloadBinaryAssetsVersion:  "v1.33.0",
+	DownloadBinaryAssetsIndexURL: "https://example.com/index.yaml",
+	AttachControlPlaneOutput:     true,
+	Scheme:                       nil,
+}
+`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := format.Source([]byte(tc.want))
+			require.NoError(t, err, "the wanted output is Go")
+			out, rep := migrateSnippet(t, tc.give)
+			assert.Equal(t, string(want), out)
+			for k, n := range tc.kinds {
+				assert.Equal(t, n, rep.rewrites[k], "rewrites of kind %q", k)
+			}
+			again, _ := migrateSnippet(t, out)
+			assert.Equal(t, out, again, "a second run changes nothing")
+		})
+	}
+}
+
+// TestOneNotePerFileAndSymbol: a symbol used many times in a file gets
+// one note, at its first use; the report counts every use.
+func TestOneNotePerFileAndSymbol(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package x\n\nimport \"sigs.k8s.io/controller-runtime/pkg/client\"\n\nfunc f(c client.Client) {\n")
+	for i := 0; i < 87; i++ {
+		b.WriteString("\t_ = client.WithFieldValidation(c, \"Strict\")\n")
+	}
+	b.WriteString("\t_ = client.Options{FieldValidation: \"Strict\"}\n\t_ = client.Options{FieldValidation: \"Warn\"}\n}\n")
+	out, rep := migrateSnippet(t, b.String())
+	assert.Equal(t, 1, strings.Count(out, "client.WithFieldValidation: not in kubeloop"), out)
+	assert.Equal(t, 1, strings.Count(out, "FieldValidation: not offered"), out)
+	assert.Equal(t, 87, rep.uses["x.go"][notePrefix+"client.WithFieldValidation: "+clientMembers["WithFieldValidation"].note])
+	first := strings.Index(out, "client.WithFieldValidation(c")
+	assert.Less(t, strings.Index(out, "// kubeloop-migrate: client.WithFieldValidation"), first, "the note is at the first use")
+
+	again, _ := migrateSnippet(t, out)
+	assert.Equal(t, out, again, "a second run adds nothing")
+}
