@@ -69,7 +69,10 @@
 //     collectors, rest_client_requests_total and
 //     rest_client_request_duration_seconds measured on the manager's
 //     transport, leader_election_master_status, the controllers' and
-//     workqueues' metrics, and whatever is registered on Metrics().
+//     workqueues' metrics, and whatever is registered on Metrics(); and
+//     with them the process-wide metrics.Registry (controller-runtime's
+//     global registry, where ported init()s register their collectors).
+//     A family on both is served once, from the manager's registry.
 //     With Metrics.FilterProvider set to WithAuthenticationAndAuthorization
 //     it answers only requests whose bearer token may get the path (a
 //     TokenReview and a SubjectAccessReview), failing closed. With
@@ -88,6 +91,8 @@
 //     webhook.Options left Metrics or Logger zero reports its
 //     controller_runtime_webhook_* series to the manager's registry and
 //     logs through the manager's logger.
-//   - No global state: no init(), no global registry, logger, scheme or
-//     event broadcaster. Two managers in one process are independent.
+//   - No global state: no init(), no global logger, scheme or event
+//     broadcaster, and no global registry but the one compatibility twin
+//     metrics.Registry, which only users fill. Two managers in one
+//     process are independent.
 package manager

@@ -1,13 +1,18 @@
 package manager
 
 import (
+	"errors"
 	"net/http"
+	"sort"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	dto "github.com/prometheus/client_model/go"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+
+	"github.com/kubeloop/kubeloop/metrics"
 )
 
 // newRegistry returns the manager's own registry with the Go and process
@@ -19,6 +24,43 @@ func newRegistry() *prometheus.Registry {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	return reg
+}
+
+// gatherer is what /metrics serves: the manager's own registry and the
+// process-wide metrics.Registry (read at each scrape), merged by
+// mergeFamilies.
+func (m *Manager) gatherer() prometheus.Gatherer {
+	return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		own, err := m.registry.Gather()
+		if metrics.Registry == nil {
+			return own, err
+		}
+		global, gerr := metrics.Registry.Gather()
+		return mergeFamilies(own, global), errors.Join(err, gerr)
+	})
+}
+
+// mergeFamilies returns own plus the families of global whose names own
+// does not have, sorted by name. The manager's series win: a family on
+// both registries (a user who also registered the Go collector on
+// metrics.Registry) is served once, from own, instead of failing the
+// scrape as prometheus.Gatherers would on the duplicate series.
+func mergeFamilies(own, global []*dto.MetricFamily) []*dto.MetricFamily {
+	if len(global) == 0 {
+		return own
+	}
+	seen := make(map[string]bool, len(own))
+	for _, mf := range own {
+		seen[mf.GetName()] = true
+	}
+	out := append(make([]*dto.MetricFamily, 0, len(own)+len(global)), own...)
+	for _, mf := range global {
+		if !seen[mf.GetName()] {
+			out = append(out, mf)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
+	return out
 }
 
 // restMetrics are client-go's REST client metrics, measured by a

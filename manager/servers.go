@@ -61,11 +61,11 @@ func (s *server) shutdown(ctx context.Context) {
 	<-s.done
 }
 
-// metricsHandler serves the manager's registry at /metrics plus the
-// extra handlers.
+// metricsHandler serves the manager's registry and metrics.Registry at
+// /metrics (gatherer, metrics.go) plus the extra handlers.
 func (m *Manager) metricsHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{
+	mux.Handle("/metrics", promhttp.HandlerFor(m.gatherer(), promhttp.HandlerOpts{
 		ErrorHandling: promhttp.ContinueOnError,
 		ErrorLog:      promLogger{m},
 	}))

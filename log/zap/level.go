@@ -73,18 +73,15 @@ func fromSlog(l slog.Level) LevelValue {
 	return LevelValue(l)
 }
 
+// flagLevels are the names --zap-log-level takes; --zap-stacktrace-level
+// takes them but debug.
+var flagLevels = map[string]LevelValue{"debug": DebugLevel, "info": InfoLevel, "error": ErrorLevel, "panic": PanicLevel}
+
 // parseLevel reads --zap-log-level: debug, info, error, panic, or an
 // integer n > 0 meaning verbosity n (LevelValue(-n)).
 func parseLevel(s string) (LevelValue, error) {
-	switch strings.ToLower(s) {
-	case "debug":
-		return DebugLevel, nil
-	case "info":
-		return InfoLevel, nil
-	case "error":
-		return ErrorLevel, nil
-	case "panic":
-		return PanicLevel, nil
+	if l, ok := flagLevels[strings.ToLower(s)]; ok {
+		return l, nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n <= 0 || n > 128 {
@@ -95,13 +92,8 @@ func parseLevel(s string) (LevelValue, error) {
 
 // parseStacktraceLevel reads --zap-stacktrace-level: info, error or panic.
 func parseStacktraceLevel(s string) (LevelValue, error) {
-	switch strings.ToLower(s) {
-	case "info":
-		return InfoLevel, nil
-	case "error":
-		return ErrorLevel, nil
-	case "panic":
-		return PanicLevel, nil
+	if l, ok := flagLevels[strings.ToLower(s)]; ok && l != DebugLevel {
+		return l, nil
 	}
 	return 0, fmt.Errorf("invalid stacktrace level %q: want info, error or panic", s)
 }
