@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -21,6 +22,15 @@ type Builder struct {
 	// GroupVersion is the group and version the objects are registered
 	// under. Version is required; Group is empty for the core group.
 	GroupVersion schema.GroupVersion
+	// SchemeBuilder holds registration functions run by AddToScheme after
+	// the objects are added, in order, as controller-runtime's embedded
+	// field does: code generators append to it, conversion-gen's
+	// `localSchemeBuilder = &SchemeBuilder.SchemeBuilder` then
+	// `localSchemeBuilder.Register(RegisterConversions)`, defaulter-gen's
+	// RegisterDefaults alike. Nil means none. (Its own Register and
+	// AddToScheme are shadowed by the Builder's; call them as
+	// b.SchemeBuilder.Register(fn).)
+	runtime.SchemeBuilder
 
 	objects []runtime.Object
 }
@@ -33,18 +43,47 @@ func (b *Builder) Register(objects ...runtime.Object) *Builder {
 	return b
 }
 
+// RegisterAll adds what other registers now (its objects, under its own
+// GroupVersion, and its SchemeBuilder functions) to b.SchemeBuilder, as
+// controller-runtime's does: later registrations with other are not
+// included. It returns b, so calls chain; a nil other adds nothing.
+func (b *Builder) RegisterAll(other *Builder) *Builder {
+	if other == nil {
+		return b
+	}
+	if len(other.objects) > 0 {
+		gv, objects := other.GroupVersion, slices.Clone(other.objects)
+		b.SchemeBuilder = append(b.SchemeBuilder, func(s *runtime.Scheme) error { return addObjects(s, gv, objects) })
+	}
+	b.SchemeBuilder = append(b.SchemeBuilder, other.SchemeBuilder...)
+	return b
+}
+
 // AddToScheme registers the Builder's objects and the group version's
-// meta types in s. It checks every object first and changes s only when
-// all of them can be registered.
+// meta types in s, then runs the SchemeBuilder functions in order. It
+// checks every object first and changes s only when all of them can be
+// registered; a function's error is returned (wrapped) and stops the
+// functions after it, leaving what the earlier ones did.
 func (b *Builder) AddToScheme(s *runtime.Scheme) error {
 	if s == nil {
 		return fmt.Errorf("%w: %s: nil scheme", ErrInvalid, b.GroupVersion)
 	}
-	if err := b.check(s); err != nil {
-		return err
+	if len(b.objects) > 0 || len(b.SchemeBuilder) == 0 {
+		if err := addObjects(s, b.GroupVersion, b.objects); err != nil {
+			return err
+		}
 	}
-	s.AddKnownTypes(b.GroupVersion, b.objects...)
-	metav1.AddToGroupVersion(s, b.GroupVersion)
+	for i, fn := range b.SchemeBuilder {
+		if fn == nil {
+			return fmt.Errorf("%w: %s: SchemeBuilder function %d is nil", ErrInvalid, b.GroupVersion, i)
+		}
+		if err := fn(s); err != nil {
+			if errors.Is(err, ErrInvalid) { // copied objects (RegisterAll), already named
+				return err
+			}
+			return fmt.Errorf("scheme: %s: SchemeBuilder function %d: %w", b.GroupVersion, i, err)
+		}
+	}
 	return nil
 }
 
@@ -58,17 +97,27 @@ func (b *Builder) Build() (*runtime.Scheme, error) {
 	return s, nil
 }
 
-// check returns every reason the objects cannot be added to s, joined.
-// runtime.Scheme.AddKnownTypes panics on each of them.
-func (b *Builder) check(s *runtime.Scheme) error {
-	gv := b.GroupVersion
+// addObjects registers objects and gv's meta types in s, or changes
+// nothing and returns every reason it cannot.
+func addObjects(s *runtime.Scheme, gv schema.GroupVersion, objects []runtime.Object) error {
+	if err := check(s, gv, objects); err != nil {
+		return err
+	}
+	s.AddKnownTypes(gv, objects...)
+	metav1.AddToGroupVersion(s, gv)
+	return nil
+}
+
+// check returns every reason objects cannot be added to s under gv,
+// joined. runtime.Scheme.AddKnownTypes panics on each of them.
+func check(s *runtime.Scheme, gv schema.GroupVersion, objects []runtime.Object) error {
 	if gv.Version == "" {
 		return fmt.Errorf("%w: group %q: GroupVersion.Version is empty", ErrInvalid, gv.Group)
 	}
 	known := s.KnownTypes(gv)
-	seen := make(map[string]reflect.Type, len(b.objects))
+	seen := make(map[string]reflect.Type, len(objects))
 	var errs []error
-	for i, obj := range b.objects {
+	for i, obj := range objects {
 		t := reflect.TypeOf(obj)
 		if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 			errs = append(errs, fmt.Errorf("%w: %s: object %d is %T, not a pointer to a struct", ErrInvalid, gv, i, obj))

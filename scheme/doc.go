@@ -11,7 +11,15 @@
 //	func init() { SchemeBuilder.Register(&Guestbook{}, &GuestbookList{}) }
 //
 // and the program adds the group to its scheme with
-// webappv1.AddToScheme(scheme).
+// webappv1.AddToScheme(scheme). Code generators' output compiles too:
+// the embedded runtime.SchemeBuilder (field SchemeBuilder) takes
+// conversion-gen's and defaulter-gen's functions,
+//
+//	var localSchemeBuilder = &SchemeBuilder.SchemeBuilder
+//
+//	func init() { localSchemeBuilder.Register(RegisterConversions) }
+//
+// and RegisterAll merges Builders, as in controller-runtime.
 //
 // Guarantees:
 //   - AddToScheme registers every object given to Register before the call,
@@ -23,6 +31,8 @@
 //   - Problems are errors, never panics: an empty Version, an object that
 //     is not a pointer to a struct, or a kind the scheme already maps to
 //     another Go type in this group version (ErrInvalid).
+//   - The SchemeBuilder functions run after the objects are registered,
+//     in the order they were added; the first error stops them.
 //   - Adding the same objects to the same scheme twice is harmless.
 //
 // A Builder is meant to be filled during package initialisation and read
