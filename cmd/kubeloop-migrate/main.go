@@ -113,19 +113,22 @@ var pseudoVersion = regexp.MustCompile(`[0-9]{14}-[0-9a-f]{12}$`)
 // ((devel), a +dirty version, or the pseudo-version of a local commit).
 func ownVersion() (version string, fromCheckout bool) {
 	bi, ok := debug.ReadBuildInfo()
-	if !ok || bi.Main.Path != klModule {
+	if !ok {
 		return defaultVersion, true
 	}
+	return versionOf(bi)
+}
+
+// versionOf is ownVersion for the build information bi.
+func versionOf(bi *debug.BuildInfo) (version string, fromCheckout bool) {
 	v := bi.Main.Version
-	if !strings.HasPrefix(v, "v") || strings.Contains(v, "+") {
+	if bi.Main.Path != klModule || !strings.HasPrefix(v, "v") || strings.Contains(v, "+") {
 		return defaultVersion, true
 	}
-	vcs := false
 	for _, s := range bi.Settings {
-		vcs = vcs || s.Key == "vcs.revision"
-	}
-	if vcs && pseudoVersion.MatchString(v) {
-		return defaultVersion, true
+		if s.Key == "vcs.revision" && pseudoVersion.MatchString(v) {
+			return defaultVersion, true
+		}
 	}
 	return v, false
 }

@@ -124,7 +124,7 @@ func (m *migration) writeAll(changes []fileChange) error {
 	}
 	for i, c := range changes {
 		p := filepath.Join(m.root, filepath.FromSlash(c.rel))
-		if err := os.Rename(temps[i], p); err != nil {
+		if err := rename(temps[i], p); err != nil {
 			removeTemps()
 			var failed []string
 			for _, done := range changes[:i] {
@@ -141,6 +141,9 @@ func (m *migration) writeAll(changes []fileChange) error {
 	}
 	return nil
 }
+
+// rename is os.Rename; tests make it fail.
+var rename = os.Rename
 
 // writeTemp writes content to a new temporary file in p's directory with
 // p's permissions and returns its name.

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,9 +21,12 @@ import (
 func exported(t *testing.T, pkg string) (names map[string]bool, fieldsOf map[string]map[string]bool) {
 	t.Helper()
 	dir := filepath.Join("..", "..", filepath.FromSlash(strings.TrimPrefix(pkg, klModule+"/")))
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err, pkg)
 	names, fieldsOf = map[string]bool{}, map[string]map[string]bool{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Errorf("the rules need kubeloop's package %s: %v", pkg, err)
+		return names, fieldsOf
+	}
 	fset := token.NewFileSet()
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
@@ -75,6 +81,40 @@ func TestRuleTargetsExist(t *testing.T) {
 			assert.True(t, names[tg.name], "%s.%s rewrites to %s.%s, which does not exist", cr, name, tg.path, tg.name)
 		}
 	}
+	// The zapcore rewrite's targets.
+	zapNames, _ := exported(t, kl("log/zap"))
+	assert.True(t, zapNames["LevelValue"], "zapcore.Level(n) rewrites to zap.LevelValue(n), which does not exist")
+	for n := range zapcoreNames {
+		assert.True(t, zapNames[n], "zapcore.%s rewrites to zap.%s, which does not exist", n, n)
+	}
+	// The names the contract gives the twins, which ported code uses
+	// after the import path rewrite alone.
+	for pkg, names := range map[string][]string{
+		"log/zap":            {"Options", "Opts", "New", "UseFlagOptions", "UseDevMode", "WriteTo", "Level", "StacktraceLevel", "JSONEncoder", "ConsoleEncoder", "TimeEncoder", "LevelEnabler"},
+		"metrics":            {"Registry"},
+		"certwatcher":        {"New", "CertWatcher"},
+		"config":             {"Controller"},
+		"webhook/conversion": {"Hub", "Convertible"},
+		"envtest/komega":     {"SetClient", "SetContext", "Get", "List", "Update", "UpdateStatus", "Object", "ObjectList", "EqualObject", "New", "Komega"},
+		"handler":            {"TypedCreateEvent", "TypedUpdateEvent", "TypedDeleteEvent", "TypedGenericEvent", "TypedEventHandler", "TypedFuncs", "TypedEnqueueRequestForObject", "TypedEnqueueRequestForOwner", "TypedEnqueueRequestsFromMapFunc", "TypedMapFunc"},
+		"handler/predicate":  {"TypedPredicate", "TypedFuncs", "NewTypedPredicateFuncs", "TypedGenerationChangedPredicate"},
+		"controller/source":  {"TypedKind", "Channel", "TypedChannel"},
+		"controller":         {"NewTyped", "TypedOptions"},
+		"webhook":            {"Admission"},
+		"webhook/admission":  {"Decoder", "NewDecoder"},
+	} {
+		have, _ := exported(t, kl(pkg))
+		for _, n := range names {
+			assert.True(t, have[n], "the tool leaves %s.%s to kubeloop's %s, which does not have it", pkg, n, kl(pkg))
+		}
+	}
+	_, mgrTypes := exported(t, kl("manager"))
+	assert.True(t, mgrTypes["Options"]["Controller"], "ctrl.Options{Controller: config.Controller{...}} is kept: manager.Options needs Controller")
+	_, rsTypes := exported(t, kl("reconcile"))
+	for _, f := range []string{"Requeue", "Priority"} {
+		assert.True(t, rsTypes["Result"][f], "Result{%s: ...} is kept: reconcile.Result needs %s", f, f)
+	}
+
 	ctrlFields := map[string]string{crModule + "/pkg/controller.Options": kl("controller") + ".Options"}
 	for key, target := range ctrlFields {
 		pkg, typ, _ := strings.Cut(target, ".Options")
@@ -102,7 +142,23 @@ func TestNotYetInKubeloop(t *testing.T) {
 			assert.False(t, clientNames[n], "kubeloop's client now has %s: drop or rewrite pkg/client's %s rule (rules.go)", n, n)
 		}
 	}
+	_, icFields := exported(t, kl("client/interceptor"))
+	for f := range fields[interceptorPkg+".Funcs"] {
+		assert.False(t, icFields["Funcs"][f], "interceptor.Funcs now has %s: drop its field rule (rules.go) and rewrite its callbacks (interceptors.go)", f)
+	}
+	zapNames, zapTypes := exported(t, kl("log/zap"))
+	for n, tg := range packages[crModule+"/pkg/log/zap"].members {
+		if tg.note != "" {
+			assert.False(t, zapNames[n], "kubeloop's log/zap now has %s: drop its note (rules.go)", n)
+		}
+	}
+	for f := range fields[crModule+"/pkg/log/zap.Options"] {
+		assert.False(t, zapTypes["Options"][f], "kubeloop's zap.Options now has %s: drop its field rule (rules.go)", f)
+	}
 	_, envFields := exported(t, kl("envtest"))
+	for _, f := range []string{"DownloadBinaryAssets", "DownloadBinaryAssetsVersion", "DownloadBinaryAssetsIndexURL", "AttachControlPlaneOutput", "Scheme", "CRDInstallOptions", "ControlPlane"} {
+		assert.True(t, envFields["Environment"][f], "envtest.Environment{%s: ...} is kept: kubeloop's Environment needs %s", f, f)
+	}
 	for _, f := range []string{"ErrorIfCRDPathMissing", "UseExistingCluster", "WebhookInstallOptions", "CRDDirectoryPaths", "BinaryAssetsDirectory"} {
 		assert.True(t, envFields["Environment"][f], "envtest.Environment.%s keeps controller-runtime's name (no field rule)", f)
 		assert.NotContains(t, fields[crModule+"/pkg/envtest.Environment"], f)
@@ -123,4 +179,33 @@ func TestGoVersionMatchesKubeloop(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "\ngo "+klGoVersion+"\n")
+}
+
+// TestKubeloopRequirements keeps klRequires equal to kubeloop's go.mod.
+func TestKubeloopRequirements(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
+	require.NoError(t, err)
+	want := map[string]string{}
+	inBlock := false
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(strings.SplitN(line, "//", 2)[0])
+		switch {
+		case len(f) == 2 && f[0] == "require" && f[1] == "(":
+			inBlock = true
+		case inBlock && len(f) == 1 && f[0] == ")":
+			inBlock = false
+		case inBlock && len(f) == 2:
+			want[f[0]] = f[1]
+		case len(f) == 3 && f[0] == "require":
+			want[f[1]] = f[2]
+		}
+	}
+	require.NotEmpty(t, want)
+	if !assert.Equal(t, want, klRequires, "requirements.go is out of date") {
+		var list strings.Builder
+		for _, m := range slices.Sorted(maps.Keys(want)) {
+			fmt.Fprintf(&list, "\t%q: %q,\n", m, want[m])
+		}
+		t.Logf("klRequires in requirements.go should be:\n%s", list.String())
+	}
 }
