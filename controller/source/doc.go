@@ -11,6 +11,18 @@
 //     for triggers from outside the cluster.
 //   - Func is a function that starts whatever it wants.
 //
+// The typed forms of controller-runtime compile unchanged: Kind's type
+// parameter is inferred from its handler and predicates, so
+// source.Kind(c, &v1.Foo{}, &handler.TypedEnqueueRequestForObject[*v1.Foo]{},
+// predicate.TypedFuncs[*v1.Foo]{...}) hands them *v1.Foo objects, and the
+// untyped handlers and predicates make it client.Object. Channel infers
+// the object type from its channel of handler.TypedGenericEvent. TypedKind,
+// TypedChannel, TypedSource and TypedFunc take controller-runtime's request
+// type parameter; Source and Func are their reconcile.Request forms. A
+// request type other than reconcile.Request compiles, but its source fails
+// at Start with an error saying so: kubeloop's queue holds
+// reconcile.Request.
+//
 // Guarantees:
 //   - Start does not block; the controller waits for WaitForSync before it
 //     starts its workers, so no reconcile runs before every source has

@@ -14,6 +14,7 @@ import (
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/handler"
 	"github.com/kubeloop/kubeloop/handler/predicate"
+	"github.com/kubeloop/kubeloop/reconcile"
 )
 
 // KindSource is the Source returned by Kind.
@@ -23,6 +24,7 @@ type KindSource struct {
 	handler handler.EventHandler
 	preds   []predicate.Predicate
 	kind    string
+	errs    []error // mistakes Kind found
 
 	mu       sync.Mutex
 	informer cache.Informer
@@ -48,8 +50,48 @@ var (
 // informer, filtered by preds and handed to h. obj is a typed object, or an
 // *unstructured.Unstructured or *metav1.PartialObjectMetadata with its
 // apiVersion and kind set.
-func Kind(c cache.Informers, obj client.Object, h handler.EventHandler, preds ...predicate.Predicate) *KindSource {
-	return &KindSource{cache: c, obj: obj, handler: h, preds: preds, kind: kindName(obj)}
+//
+// The type parameter is controller-runtime's and is inferred from h and
+// preds: with the untyped handlers and predicates (handler.EventHandler,
+// predicate.Predicate) it is client.Object; with typed ones, such as
+// &handler.TypedEnqueueRequestForObject[*v1.Foo]{} and
+// predicate.TypedFuncs[*v1.Foo]{...}, it is *v1.Foo and they are handed
+// each event's objects as *v1.Foo. obj must then be of that type; Kind
+// records the mistake otherwise, and Prepare and Start return it.
+func Kind[object client.Object](c cache.Informers, obj client.Object, h handler.TypedEventHandler[object, reconcile.Request], preds ...predicate.TypedPredicate[object]) *KindSource {
+	k := &KindSource{cache: c, obj: obj, kind: kindName(obj)}
+	if h != nil {
+		k.handler = untypedHandler(h)
+	}
+	k.preds = make([]predicate.Predicate, len(preds))
+	for i, p := range preds {
+		if p == nil {
+			k.errs = append(k.errs, fmt.Errorf("source: %s: nil predicate (argument %d)", k, i+1))
+			continue
+		}
+		k.preds[i] = untypedPredicate(p)
+	}
+	if _, ok := any(obj).(object); obj != nil && !ok {
+		k.errs = append(k.errs, fmt.Errorf("source: %s: object %T is not of the handler's and predicates' type %s",
+			k, obj, reflect.TypeFor[object]()))
+	}
+	return k
+}
+
+// TypedKind is Kind with controller-runtime's request type parameter.
+// With reconcile.Request it returns Kind's source; with any other request
+// type it returns a source whose Start and WaitForSync fail with an error
+// saying so, since kubeloop's queue holds reconcile.Request.
+func TypedKind[object client.Object, request comparable](c cache.Informers, obj object, h handler.TypedEventHandler[object, request], preds ...predicate.TypedPredicate[object]) TypedSource[request] {
+	rh, ok := any(h).(handler.TypedEventHandler[object, reconcile.Request])
+	if !ok && h != nil {
+		return unsupported[request]{what: "TypedKind"}
+	}
+	src, ok := any(Kind(c, obj, rh, preds...)).(TypedSource[request])
+	if !ok {
+		return unsupported[request]{what: "TypedKind"}
+	}
+	return src
 }
 
 // kindName names obj's kind for errors: its kind if set, else its Go type.
@@ -74,7 +116,7 @@ func kindName(obj client.Object) string {
 func (k *KindSource) String() string { return "kind " + k.kind }
 
 func (k *KindSource) validate() error {
-	var errs []error
+	errs := append([]error(nil), k.errs...)
 	if k.cache == nil {
 		errs = append(errs, fmt.Errorf("source: %s: nil cache", k))
 	}

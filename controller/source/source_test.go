@@ -123,7 +123,7 @@ func TestKindSyncTimeoutNamesKindAndCause(t *testing.T) {
 }
 
 func TestKindValidates(t *testing.T) {
-	err := source.Kind(nil, &corev1.ConfigMap{}, nil).Start(t.Context(), newQueue(t))
+	err := source.Kind[client.Object](nil, &corev1.ConfigMap{}, nil).Start(t.Context(), newQueue(t))
 	require.Error(t, err)
 	assert.Equal(t, "source: kind ConfigMap: nil cache\nsource: kind ConfigMap: nil handler", err.Error())
 }
@@ -132,7 +132,7 @@ func TestChannel(t *testing.T) {
 	ch := make(chan handler.GenericEvent)
 	rec := newRecorder()
 	notSkip := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() != "skip" })
-	src := source.Channel(ch, rec, source.WithPredicates(notSkip))
+	src := source.Channel(ch, rec, source.WithPredicates[client.Object, reconcile.Request](notSkip))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	require.NoError(t, src.Start(ctx, newQueue(t)))
