@@ -220,7 +220,9 @@ func (u unsupported[request]) err() error {
 }
 
 // Start fails: the request type is not reconcile.Request.
-func (u unsupported[request]) Start(context.Context, handler.TypedQueue[request]) error { return u.err() }
+func (u unsupported[request]) Start(context.Context, handler.TypedQueue[request]) error {
+	return u.err()
+}
 
 // WaitForSync fails: the request type is not reconcile.Request.
 func (u unsupported[request]) WaitForSync(context.Context) error { return u.err() }
