@@ -28,9 +28,11 @@
 //   - It also registers the group version's meta types (ListOptions,
 //     GetOptions, WatchEvent, ...), as metav1.AddToGroupVersion does, so
 //     that clients can list, watch and delete the group's kinds.
-//   - Problems are errors, never panics: an empty Version, an object that
-//     is not a pointer to a struct, or a kind the scheme already maps to
-//     another Go type in this group version (ErrInvalid).
+//   - Problems with Register's objects are errors, never panics: an empty
+//     Version, an object that is not a pointer to a struct, or a kind the
+//     scheme already maps to another Go type in this group version
+//     (ErrInvalid). SchemeBuilder functions are the generators' or the
+//     user's code, run as they are.
 //   - The SchemeBuilder functions run after the objects are registered,
 //     in the order they were added; the first error stops them.
 //   - Adding the same objects to the same scheme twice is harmless.

@@ -10,11 +10,20 @@
 //		WithValidator(appValidator{}).  // /validate-<group>-<version>-app
 //		Complete()                      // and /convert when App's versions are a Hub and Convertibles
 //
-// or serve any http.Handler with Server.Register. Without a manager:
+// or serve any http.Handler with Server.Register, such as an admission
+// webhook around a raw handler, as in controller-runtime:
+//
+//	mgr.GetWebhookServer().Register("/validate-x", &webhook.Admission{Handler: h})
+//
+// Without a manager:
 //
 //	srv := webhook.NewServer(webhook.Options{CertDir: "/certs"})
 //	srv.Register("/validate-configmaps", &admission.Webhook{Handler: h})
 //	err := srv.Start(ctx) // blocks until ctx ends
+//
+// The kubebuilder scaffold's certificate watcher works unchanged: a
+// GetCertificate set through Options.TLSOpts (certwatcher.CertWatcher's)
+// is served, and CertDir is then not read.
 //
 // Guarantees:
 //   - TLS 1.2 at least; HTTP/1.1 only unless Options.EnableHTTP2.
@@ -22,7 +31,12 @@
 //     contents change (looked at, at most once a second, when a TLS
 //     handshake happens; no goroutine, no file watcher): a rotated pair is
 //     served without a restart, and a half-written or invalid pair is
-//     ignored while the previous one is served.
+//     ignored while the previous one is served. A certificate set by
+//     TLSOpts (GetCertificate or Certificates) wins over CertDir's.
+//   - Options.Port -1 (DisabledPort, or any negative value) means no
+//     server, controller-runtime's meaning: Register works, Start serves
+//     nothing and returns when its context ends, the readiness check
+//     passes, and a manager does not run it. AnyPort picks a free port.
 //   - Request bodies are limited (Options.MaxRequestBytes; admission reviews
 //     further to admission.MaxRequestBytes); header reads time out after
 //     32 s and idle connections after 90 s.
@@ -43,10 +57,11 @@
 // Differences from controller-runtime: ManagedBy(mgr, obj) replaces
 // NewWebhookManagedBy(mgr).For(obj), so that WithDefaulter and WithValidator
 // take the typed admission.Defaulter[T] and admission.Validator[T]; Server is
-// a struct, not an interface (NewServer returns *Server); Options.Port
-// negative (AnyPort) picks a free port instead of disabling the server (a
-// manager without a webhook server has none); Options.WebhookMux and
-// ClientCAName are absent (use TLSOpts for client certificates); paths are
-// matched exactly; the certificate watcher is CertWatcher in this package,
-// not a certwatcher package.
+// a struct, not an interface (NewServer returns *Server); Options.WebhookMux
+// and ClientCAName are absent (use TLSOpts for client certificates); paths
+// are matched exactly; a free port is AnyPort (1<<16), not a negative
+// value. Admission, AdmissionRequest, AdmissionResponse, AdmissionHandler,
+// AdmissionDecoder, JSONPatchOp, Allowed, Denied, Patched and Errored are
+// controller-runtime's shorthands for the admission package's names
+// (functions here, not variables).
 package webhook

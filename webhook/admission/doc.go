@@ -16,11 +16,18 @@
 //	server.Register("/mutate-apps-example-com-v1-app", admission.WithDefaulter(scheme, appDefaulter{}))
 //
 // webhook.ManagedBy does that registration, with controller-runtime's paths,
-// in one call. A raw handler sees the whole request:
+// in one call. A raw handler sees the whole request, and decodes its
+// objects with a Decoder, as in controller-runtime:
 //
-//	admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
-//		return admission.Denied("no")
-//	})
+//	decoder := admission.NewDecoder(scheme)
+//	server.Register("/validate-pods", &admission.Webhook{Handler: admission.HandlerFunc(
+//		func(ctx context.Context, req admission.Request) admission.Response {
+//			pod := &corev1.Pod{}
+//			if err := decoder.Decode(req, pod); err != nil {
+//				return admission.Errored(http.StatusBadRequest, err)
+//			}
+//			return admission.Denied("no")
+//		})})
 //
 // Guarantees:
 //   - A request that cannot be read (not a POST, not application/json,
@@ -35,14 +42,21 @@
 //     the client.
 //   - A defaulter's answer is an RFC 6902 JSON patch against the object the
 //     API server sent, holding only what the defaulter changed.
-//   - Every answer carries the request's UID.
+//   - Every answer carries the request's UID and a status code
+//     (Response.Complete); Webhook.Handle does the same without HTTP.
+//   - The Handler's context carries the request (RequestFromContext) and a
+//     logger with the request's identity (LogConstructor,
+//     DefaultLogConstructor).
+//   - The typed webhooks decode through the same Decoder as raw handlers;
+//     *unstructured.Unstructured takes the JSON as it is.
 //
 // Differences from controller-runtime: Defaulter and Validator are the only
 // typed interfaces (no CustomDefaulter/CustomValidator twins, no
 // DefaulterRemoveUnknownOrOmitableFields option: the patch never removes
 // fields the Go type does not know); Response.Patches holds
 // PatchOperation values (controller-runtime: gomodules' JsonPatchOperation,
-// whose field is named Operation, here Op); there is no Decoder type
-// (typed webhooks decode for you; a raw handler decodes req.Object.Raw as it
-// likes).
+// whose field is named Operation, here Op); NewDecoder(nil) returns a
+// Decoder whose typed decodes fail instead of panicking; only
+// admission.k8s.io/v1 reviews are read (not v1beta1); StandaloneWebhook
+// is absent (a Webhook is an http.Handler; serve it from any server).
 package admission
