@@ -4,11 +4,15 @@
 //	go run github.com/kubeloop/kubeloop/cmd/kubeloop-migrate@<version> [-dry-run] [-version v] [dir]
 //
 // or, from a checkout of kubeloop, build it first and run the binary on
-// the module (go run with a directory outside the target module does not
-// work: the go command resolves that directory in the target module):
+// the module (go run /path/to/kubeloop/cmd/kubeloop-migrate from inside
+// the target module fails: the go command looks for that directory among
+// the target's own packages):
 //
 //	go build -o /tmp/kubeloop-migrate ./cmd/kubeloop-migrate
 //	/tmp/kubeloop-migrate [-dry-run] /path/to/operator
+//
+// Built from a checkout, it requires kubeloop at defaultVersion and prints
+// the go mod edit -replace line that points the module at the checkout.
 //
 // It rewrites import paths, the ctrl alias package's names, renamed
 // identifiers and option fields, event types, event recorder calls, the
