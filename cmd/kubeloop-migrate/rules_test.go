@@ -209,3 +209,49 @@ func TestKubeloopRequirements(t *testing.T) {
 		t.Logf("klRequires in requirements.go should be:\n%s", list.String())
 	}
 }
+
+// TestNotesNameWhatKubeloopLacks fails when kubeloop gains a name that a
+// member note or a field note still calls missing: a note must not tell
+// users to change code that now compiles.
+func TestNotesNameWhatKubeloopLacks(t *testing.T) {
+	// Names kubeloop has with another shape, so the note stays.
+	differs := map[string]bool{
+		kl("envtest") + ".Environment.CRDs":      true,                                                 // []*unstructured.Unstructured
+		kl("manager") + ".Options.LeaseDuration": true, kl("manager") + ".Options.RenewDeadline": true, // time.Duration, not a pointer
+		kl("manager") + ".Options.RetryPeriod": true, kl("manager") + ".Options.GracefulShutdownTimeout": true,
+	}
+	for cr, rule := range packages {
+		if rule.to == "" {
+			continue
+		}
+		names, _ := exported(t, rule.to)
+		for name, tg := range rule.members {
+			if tg.path == "" && tg.note != "" {
+				assert.False(t, names[name] && !differs[rule.to+"."+name], "%s.%s has a note, but kubeloop's %s has %s now: drop the note (rules.go)", cr, name, rule.to, name)
+			}
+		}
+	}
+	for key, rules := range fields {
+		crPkg, typ, _ := strings.Cut(key[strings.LastIndex(key, "/")+1:], ".")
+		crPath := key[:strings.LastIndex(key, "/")+1] + crPkg
+		if !strings.Contains(key, "/") { // the ctrl alias package: crModule.Options
+			crPath, typ, _ = strings.Cut(key, ".")
+		}
+		klPath := packages[crPath].to
+		klType := typ
+		if crPath == crModule {
+			klPath = ctrlMembers[typ].path
+		}
+		if klPath == "" {
+			continue
+		}
+		_, fieldsOf := exported(t, klPath)
+		for field, fr := range rules {
+			if fr.rename != "" {
+				continue
+			}
+			assert.False(t, fieldsOf[klType][field] && !differs[klPath+"."+klType+"."+field],
+				"%s{%s} has a field rule (drop or note), but kubeloop's %s.%s has %s now: drop the rule (rules.go)", key, field, klPath, klType, field)
+		}
+	}
+}
