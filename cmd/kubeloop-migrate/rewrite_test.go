@@ -100,10 +100,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 )
 var d = time.Second
-var c = controller.Options{ReconciliationTimeout: d, SkipNameValidation: nil}
+var c = controller.Options{ReconciliationTimeout: d, UsePriorityQueue: nil}
 var m = ctrl.Options{LeaseDuration: &d, RenewDeadline: pd()}
 func pd() *time.Duration { return &d }`,
-			want: []string{`controller.Options{ReconcileTimeout: d}`, "// kubeloop-migrate: dropped SkipNameValidation", "LeaseDuration: d,",
+			want: []string{`controller.Options{ReconcileTimeout: d}`, "// kubeloop-migrate: dropped UsePriorityQueue", "LeaseDuration: d,",
 				"// kubeloop-migrate: RenewDeadline: kubeloop takes a time.Duration here, not a pointer"},
 			kinds: map[string]int{kindField: 3},
 		},

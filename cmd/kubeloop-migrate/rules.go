@@ -205,7 +205,6 @@ var fields = map[string]map[string]fieldRule{
 	},
 	crModule + "/pkg/controller.Options": {
 		"ReconciliationTimeout": {rename: "ReconcileTimeout"},
-		"SkipNameValidation":    {drop: true, note: "dropped SkipNameValidation: kubeloop checks names per manager"},
 		"UsePriorityQueue":      {drop: true, note: "dropped UsePriorityQueue: kubeloop's queue always has priorities"},
 		"EnableWarmup":          {drop: true, note: "dropped EnableWarmup: kubeloop requests informers when the controller is built"},
 		"NewQueue":              {note: "kubeloop's controller builds its own workqueue.Queue; remove NewQueue"},

@@ -28,6 +28,7 @@ func exported(t *testing.T, pkg string) (names map[string]bool, fieldsOf map[str
 		return names, fieldsOf
 	}
 	fset := token.NewFileSet()
+	aliases := map[string]string{} // alias -> the generic type it instantiates, in this package
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
 			continue
@@ -56,9 +57,25 @@ func exported(t *testing.T, pkg string) (names map[string]bool, fieldsOf map[str
 					}
 					fieldsOf[n.Name.Name] = fs
 				}
+				if n.Assign.IsValid() { // type Options = TypedOptions[reconcile.Request]
+					t := n.Type
+					if ix, ok := t.(*ast.IndexExpr); ok {
+						t = ix.X
+					} else if ix, ok := t.(*ast.IndexListExpr); ok {
+						t = ix.X
+					}
+					if id, ok := t.(*ast.Ident); ok {
+						aliases[n.Name.Name] = id.Name
+					}
+				}
 			}
 			return true
 		})
+	}
+	for alias, of := range aliases {
+		if fs, ok := fieldsOf[of]; ok {
+			fieldsOf[alias] = fs
+		}
 	}
 	return names, fieldsOf
 }
