@@ -28,6 +28,7 @@ type Controller struct {
 	reconcileTimeout   time.Duration
 	recoverPanic       bool
 	needLeaderElection bool
+	skipNameValidation bool
 	log                logr.Logger
 	metrics            *metrics.Controller
 	queueMetrics       workqueue.StatsProvider
@@ -54,11 +55,16 @@ const (
 )
 
 // New returns a controller named name and adds it to mgr, which starts it.
-// name labels logs and metrics and must be unique within mgr. Zero Options
-// fields take the manager's logger and metrics registerer.
+// name labels logs and metrics and must be unique within mgr (unless
+// SkipNameValidation). Zero Options fields take the manager's defaults
+// (DefaultFromConfig, when mgr is a ConfigProvider), then its logger and
+// metrics registerer.
 func New(name string, mgr Manager, opts Options) (*Controller, error) {
 	if mgr == nil {
 		return nil, fmt.Errorf("controller %q: nil Manager", name)
+	}
+	if cp, ok := mgr.(ConfigProvider); ok {
+		opts.DefaultFromConfig(cp.GetControllerOptions())
 	}
 	if opts.Logger.GetSink() == nil {
 		opts.Logger = mgr.GetLogger()
@@ -96,6 +102,7 @@ func NewUnmanaged(name string, opts Options) (*Controller, error) {
 		reconcileTimeout:   opts.ReconcileTimeout,
 		recoverPanic:       *opts.RecoverPanic,
 		needLeaderElection: *opts.NeedLeaderElection,
+		skipNameValidation: opts.SkipNameValidation != nil && *opts.SkipNameValidation,
 		log:                opts.Logger.WithValues("controller", name),
 		metrics:            cm,
 		fairnessKey:        opts.FairnessKey,
@@ -116,6 +123,10 @@ func NewUnmanaged(name string, opts Options) (*Controller, error) {
 // ControllerName returns the controller's name; the manager uses it to
 // reject two controllers with the same name.
 func (c *Controller) ControllerName() string { return c.name }
+
+// SkipNameValidation reports whether the manager may run the controller
+// beside another of the same name (Options.SkipNameValidation).
+func (c *Controller) SkipNameValidation() bool { return c.skipNameValidation }
 
 // NeedLeaderElection reports whether the controller runs only on the
 // leader.

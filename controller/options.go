@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/config"
 	"github.com/kubeloop/kubeloop/internal/logfilter"
 	"github.com/kubeloop/kubeloop/log"
 	"github.com/kubeloop/kubeloop/reconcile"
@@ -45,11 +46,19 @@ const (
 	DefaultCacheSyncTimeout = 2 * time.Minute
 )
 
-// Options configures a Controller. The zero value is valid except for
-// Reconciler, which is required.
-type Options struct {
+// Options configures a Controller: the TypedOptions of reconcile.Request.
+type Options = TypedOptions[reconcile.Request]
+
+// TypedOptions configures a Controller. The zero value is valid except for
+// Reconciler, which is required. The request type parameter is
+// controller-runtime's: kubeloop's controllers queue reconcile.Request, so
+// use Options (NewTyped refuses any other request type). Fields left zero
+// take the manager's config.Controller (manager.Options.Controller) when
+// the controller is built with New or controller/builder; see
+// DefaultFromConfig.
+type TypedOptions[request comparable] struct {
 	// Reconciler is called for every Request. Required.
-	Reconciler reconcile.Reconciler
+	Reconciler reconcile.TypedReconciler[request]
 
 	// MaxConcurrentReconciles is the number of workers; 0 means 1.
 	MaxConcurrentReconciles int
@@ -57,7 +66,7 @@ type Options struct {
 	// RateLimiter decides the backoff of failed Requests; nil means
 	// workqueue.DefaultRateLimiter (5ms doubling to 1000s per Request, at
 	// most 10 qps with a burst of 100 overall).
-	RateLimiter workqueue.RateLimiter[reconcile.Request]
+	RateLimiter workqueue.RateLimiter[request]
 
 	// CacheSyncTimeout bounds how long Start waits for each source to sync;
 	// 0 means DefaultCacheSyncTimeout (2 minutes).
@@ -95,11 +104,60 @@ type Options struct {
 	// It is called once for each Request the queue takes in, under the
 	// queue's lock: it must be cheap and must not block. Nil means one
 	// group: first in, first out within each priority.
-	FairnessKey func(reconcile.Request) string
+	FairnessKey func(request) string
+
+	// SkipNameValidation lets the manager run this controller beside
+	// another of the same name (it rejects a second controller of a name
+	// otherwise, as controller-runtime does); their metrics and logs mix.
+	// Nil means the manager's config.Controller.SkipNameValidation, else
+	// false.
+	SkipNameValidation *bool
+}
+
+// DefaultFromConfig sets the fields of o left zero (nil) from cfg, the
+// manager's defaults for every controller, as controller-runtime's does:
+// Logger, SkipNameValidation, MaxConcurrentReconciles (when cfg's is
+// positive), CacheSyncTimeout (when positive), RecoverPanic,
+// NeedLeaderElection and ReconcileTimeout (from ReconciliationTimeout).
+// cfg.EnableWarmup and cfg.UsePriorityQueue change nothing here (see
+// config.Controller); cfg.GroupKindConcurrency is applied by
+// controller/builder, which knows the kind of For. New and the builder
+// call it; NewUnmanaged does not.
+func (o *TypedOptions[request]) DefaultFromConfig(cfg config.Controller) {
+	if o.Logger.GetSink() == nil {
+		o.Logger = cfg.Logger
+	}
+	if o.SkipNameValidation == nil {
+		o.SkipNameValidation = cfg.SkipNameValidation
+	}
+	if o.MaxConcurrentReconciles == 0 && cfg.MaxConcurrentReconciles > 0 {
+		o.MaxConcurrentReconciles = cfg.MaxConcurrentReconciles
+	}
+	if o.CacheSyncTimeout == 0 && cfg.CacheSyncTimeout > 0 {
+		o.CacheSyncTimeout = cfg.CacheSyncTimeout
+	}
+	if o.RecoverPanic == nil {
+		o.RecoverPanic = cfg.RecoverPanic
+	}
+	if o.NeedLeaderElection == nil {
+		o.NeedLeaderElection = cfg.NeedLeaderElection
+	}
+	if o.ReconcileTimeout == 0 && cfg.ReconciliationTimeout > 0 {
+		o.ReconcileTimeout = cfg.ReconciliationTimeout
+	}
+}
+
+// ConfigProvider is implemented by a Manager that holds defaults for its
+// controllers (kubeloop's manager.Manager, from Options.Controller). New
+// and controller/builder apply them with DefaultFromConfig when the
+// manager given to them implements it.
+type ConfigProvider interface {
+	// GetControllerOptions returns the defaults of every controller.
+	GetControllerOptions() config.Controller
 }
 
 // validate returns every problem of o, joined.
-func (o *Options) validate(name string) error {
+func (o *TypedOptions[request]) validate(name string) error {
 	var errs []error
 	if name == "" {
 		errs = append(errs, errors.New("controller: name must not be empty"))
@@ -121,12 +179,12 @@ func (o *Options) validate(name string) error {
 
 // withDefaults returns o with every zero field replaced by its default.
 // It is the one defaulting site.
-func (o Options) withDefaults() Options {
+func (o TypedOptions[request]) withDefaults() TypedOptions[request] {
 	if o.MaxConcurrentReconciles == 0 {
 		o.MaxConcurrentReconciles = 1
 	}
 	if o.RateLimiter == nil {
-		o.RateLimiter = workqueue.DefaultRateLimiter[reconcile.Request]()
+		o.RateLimiter = workqueue.DefaultRateLimiter[request]()
 	}
 	if o.CacheSyncTimeout == 0 {
 		o.CacheSyncTimeout = DefaultCacheSyncTimeout

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/config"
 	"github.com/kubeloop/kubeloop/internal/logfilter"
 	"github.com/kubeloop/kubeloop/log"
 	"github.com/kubeloop/kubeloop/sharding"
@@ -50,6 +51,14 @@ type Options struct {
 	// Unstructured, ReadYourOwnWritesTimeout) are honoured, and a nil
 	// Client.Cache means their defaults.
 	Client client.Options
+
+	// Controller holds the defaults of every controller the manager builds
+	// (controller.New, controller/builder): each field a controller's own
+	// controller.Options leaves zero takes its value here; see
+	// config.Controller and controller.TypedOptions.DefaultFromConfig.
+	// Zero: controller.Options' defaults. Negative counts and durations
+	// are rejected.
+	Controller config.Controller
 
 	// Logger is the manager's logger; runnables find it in their context
 	// (logr.FromContextOrDiscard). Zero: a logger writing through
@@ -238,6 +247,9 @@ func (o Options) validate() error {
 		case h == nil:
 			errs = append(errs, fmt.Errorf("Metrics.ExtraHandlers[%q] is nil", p))
 		}
+	}
+	if err := o.Controller.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if !o.Metrics.SecureServing && (o.Metrics.CertDir != "" || len(o.Metrics.TLSOpts) > 0) {
 		errs = append(errs, errors.New("Metrics.CertDir and Metrics.TLSOpts need Metrics.SecureServing"))

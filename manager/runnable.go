@@ -110,7 +110,7 @@ func (m *Manager) Add(r Runnable) error {
 	}
 	if c, ok := r.(namedController); ok {
 		name := c.ControllerName()
-		if _, dup := m.controllerNames[name]; dup {
+		if _, dup := m.controllerNames[name]; dup && !skipsNameCheck(r) { // controllerconfig.go
 			return fmt.Errorf("manager: controller name %q is already used by this manager", name)
 		}
 		if err := m.noteControllerLocked(r); err != nil { // sources.go

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/kubeloop/kubeloop/client"
@@ -15,16 +16,24 @@ import (
 	"github.com/kubeloop/kubeloop/reconcile"
 )
 
-// Builder collects the watches and options of one controller. Create it
-// with ControllerManagedBy; finish with Complete or Build.
-type Builder struct {
+// Builder collects the watches and options of one controller: the
+// TypedBuilder of reconcile.Request. Create it with ControllerManagedBy;
+// finish with Complete or Build.
+type Builder = TypedBuilder[reconcile.Request]
+
+// TypedBuilder is Builder with controller-runtime's request type
+// parameter, created by TypedControllerManagedBy. kubeloop's controllers
+// queue reconcile.Request: a TypedBuilder of any other request type
+// compiles, and Complete and Build refuse it with an error wrapping
+// controller.ErrUnsupportedRequest.
+type TypedBuilder[request comparable] struct {
 	mgr              controller.Manager
 	forInput         *watchInput
 	owns             []watchInput
 	watches          []watchInput
-	rawSources       []source.Source
+	rawSources       []source.TypedSource[request]
 	globalPredicates []predicate.Predicate
-	opts             controller.Options
+	opts             controller.TypedOptions[request]
 	name             string
 	errs             []error
 }
@@ -41,9 +50,17 @@ func ControllerManagedBy(mgr controller.Manager) *Builder {
 	return &Builder{mgr: mgr}
 }
 
+// TypedControllerManagedBy starts a TypedBuilder, controller-runtime's
+// form of ControllerManagedBy: TypedControllerManagedBy[reconcile.Request]
+// is ControllerManagedBy; other request types are refused by Complete and
+// Build.
+func TypedControllerManagedBy[request comparable](mgr controller.Manager) *TypedBuilder[request] {
+	return &TypedBuilder[request]{mgr: mgr}
+}
+
 // For sets the kind the controller reconciles: each event for an object of
 // obj's kind enqueues that object. It may be called once.
-func (b *Builder) For(obj client.Object, opts ...ForOption) *Builder {
+func (b *TypedBuilder[request]) For(obj client.Object, opts ...ForOption) *TypedBuilder[request] {
 	if b.forInput != nil {
 		b.errs = append(b.errs, fmt.Errorf("builder: For called more than once (%T, then %T)", b.forInput.obj, obj))
 		return b
@@ -56,50 +73,55 @@ func (b *Builder) For(obj client.Object, opts ...ForOption) *Builder {
 
 // Owns watches objects of obj's kind and enqueues their owner of For's
 // kind: the controller owner only, or every owner with MatchEveryOwner.
-func (b *Builder) Owns(obj client.Object, opts ...OwnsOption) *Builder {
+func (b *TypedBuilder[request]) Owns(obj client.Object, opts ...OwnsOption) *TypedBuilder[request] {
 	in := watchInput{obj: obj}
 	in.apply(opts)
 	b.owns = append(b.owns, in)
 	return b
 }
 
-// Watches watches objects of obj's kind and hands their events to h.
-func (b *Builder) Watches(obj client.Object, h handler.EventHandler, opts ...WatchesOption) *Builder {
-	in := watchInput{obj: obj, handler: h}
+// Watches watches objects of obj's kind and hands their events to h, an
+// EventHandler (a TypedEventHandler of client.Object and the builder's
+// request type, as in controller-runtime).
+func (b *TypedBuilder[request]) Watches(obj client.Object, h handler.TypedEventHandler[client.Object, request], opts ...WatchesOption) *TypedBuilder[request] {
+	in := watchInput{obj: obj}
+	if h != nil {
+		in.handler, _ = any(h).(handler.EventHandler) // nil for another request type; Build refuses it first
+	}
 	in.apply(opts)
 	b.watches = append(b.watches, in)
 	return b
 }
 
 // WatchesRawSource adds a source as is: no predicates of the builder apply.
-func (b *Builder) WatchesRawSource(src source.Source) *Builder {
+func (b *TypedBuilder[request]) WatchesRawSource(src source.TypedSource[request]) *TypedBuilder[request] {
 	b.rawSources = append(b.rawSources, src)
 	return b
 }
 
 // WithEventFilter adds a predicate to every For, Owns and Watches of the
 // builder.
-func (b *Builder) WithEventFilter(p predicate.Predicate) *Builder {
+func (b *TypedBuilder[request]) WithEventFilter(p predicate.Predicate) *TypedBuilder[request] {
 	b.globalPredicates = append(b.globalPredicates, p)
 	return b
 }
 
 // WithOptions sets the controller's options; the reconciler given to
 // Complete or Build replaces Options.Reconciler.
-func (b *Builder) WithOptions(opts controller.Options) *Builder {
+func (b *TypedBuilder[request]) WithOptions(opts controller.TypedOptions[request]) *TypedBuilder[request] {
 	b.opts = opts
 	return b
 }
 
 // Named sets the controller's name, used in logs and metrics; it defaults
 // to the lower-cased kind of For. Names must be unique within a manager.
-func (b *Builder) Named(name string) *Builder {
+func (b *TypedBuilder[request]) Named(name string) *TypedBuilder[request] {
 	b.name = name
 	return b
 }
 
 // Complete builds the controller and adds it to the manager.
-func (b *Builder) Complete(r reconcile.Reconciler) error {
+func (b *TypedBuilder[request]) Complete(r reconcile.TypedReconciler[request]) error {
 	_, err := b.Build(r)
 	return err
 }
@@ -110,8 +132,23 @@ func (b *Builder) Complete(r reconcile.Reconciler) error {
 // objects, handlers, predicates or sources, a nil reconciler), a type the
 // scheme does not know in For, Owns or Watches, controller.Options that
 // controller.New would reject, and, once all of these are right, every
-// watched kind the API server does not serve.
-func (b *Builder) Build(r reconcile.Reconciler) (*controller.Controller, error) {
+// watched kind the API server does not serve. A builder of a request type
+// other than reconcile.Request is refused with an error wrapping
+// controller.ErrUnsupportedRequest, before anything else is checked.
+//
+// Zero controller options take the manager's defaults when it is a
+// controller.ConfigProvider (manager.Options.Controller): the workers of
+// config.Controller.GroupKindConcurrency for For's kind first, then
+// DefaultFromConfig.
+func (b *TypedBuilder[request]) Build(tr reconcile.TypedReconciler[request]) (*controller.Controller, error) {
+	typedOpts, ok := any(b.opts).(controller.Options)
+	if !ok {
+		return nil, fmt.Errorf("builder: %w", controller.UnsupportedRequestError(reflect.TypeFor[request]()))
+	}
+	var r reconcile.Reconciler
+	if tr != nil {
+		r, _ = any(tr).(reconcile.Reconciler)
+	}
 	if err := b.validate(r); err != nil {
 		return nil, err
 	}
@@ -120,11 +157,12 @@ func (b *Builder) Build(r reconcile.Reconciler) (*controller.Controller, error) 
 	if err != nil {
 		return nil, err
 	}
-	opts := b.opts
+	opts := typedOpts
 	opts.Reconciler = r
 	if err := b.shard(name, &opts); err != nil { // sharding.go
 		return nil, err
 	}
+	b.defaultFromManager(&opts)
 	if opts.Logger.GetSink() == nil {
 		opts.Logger = b.mgr.GetLogger()
 	}
@@ -155,7 +193,7 @@ func (b *Builder) Build(r reconcile.Reconciler) (*controller.Controller, error) 
 // validate returns every mistake made with the builder, joined: those of
 // the calls themselves, the kinds the scheme does not know, and the
 // controller options.
-func (b *Builder) validate(r reconcile.Reconciler) error {
+func (b *TypedBuilder[request]) validate(r reconcile.Reconciler) error {
 	errs := append([]error(nil), b.errs...)
 	if b.mgr == nil {
 		errs = append(errs, errors.New("builder: ControllerManagedBy was given a nil manager"))
@@ -187,7 +225,7 @@ func (b *Builder) validate(r reconcile.Reconciler) error {
 		}
 	}
 	for _, src := range b.rawSources {
-		if src == nil {
+		if isNilSource(src) {
 			errs = append(errs, errors.New("builder: WatchesRawSource was given a nil source"))
 		}
 	}
@@ -197,7 +235,7 @@ func (b *Builder) validate(r reconcile.Reconciler) error {
 
 // checkInput returns the mistakes of one For, Owns or Watches call: a nil
 // object, a type the scheme does not know, a nil predicate.
-func (b *Builder) checkInput(verb string, in watchInput) []error {
+func (b *TypedBuilder[request]) checkInput(verb string, in watchInput) []error {
 	var errs []error
 	switch {
 	case in.obj == nil:
@@ -219,8 +257,8 @@ func (b *Builder) checkInput(verb string, in watchInput) []error {
 // builder's options, other than the reconciler (validate reports that one)
 // and the name (For or Named gives it). It builds a controller that is
 // thrown away: with no Metrics registerer that has no side effect.
-func (b *Builder) checkOptions(r reconcile.Reconciler) error {
-	probe := b.opts
+func (b *TypedBuilder[request]) checkOptions(r reconcile.Reconciler) error {
+	probe, _ := any(b.opts).(controller.Options) // Build checked the request type
 	probe.Reconciler = r
 	if probe.Reconciler == nil {
 		probe.Reconciler = reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
@@ -241,7 +279,7 @@ func (b *Builder) checkOptions(r reconcile.Reconciler) error {
 
 // controllerName returns Named's name or the lower-cased kind of For
 // ("" when For's type is not in the scheme; validate reports that).
-func (b *Builder) controllerName() string {
+func (b *TypedBuilder[request]) controllerName() string {
 	if b.name != "" {
 		return b.name
 	}
@@ -254,7 +292,7 @@ func (b *Builder) controllerName() string {
 
 // sources returns the sources of every For, Owns, Watches and
 // WatchesRawSource call.
-func (b *Builder) sources() ([]source.Source, error) {
+func (b *TypedBuilder[request]) sources() ([]source.Source, error) {
 	var srcs []source.Source
 	var errs []error
 	c := b.mgr.GetCache()
@@ -281,6 +319,9 @@ func (b *Builder) sources() ([]source.Source, error) {
 	for _, in := range b.watches {
 		kind(in, in.handler, false)
 	}
-	srcs = append(srcs, b.rawSources...)
+	for _, src := range b.rawSources {
+		s, _ := any(src).(source.Source) // Build checked the request type
+		srcs = append(srcs, s)
+	}
 	return srcs, errors.Join(errs...)
 }

@@ -30,7 +30,7 @@ var WaitForCRD Option = optionFunc(func(o *options) { o.waitForCRD = true })
 // kindSource returns the source of one For, Owns or Watches call: k, or
 // with WaitForCRD a source that waits for k's CRD. reconciled is true for
 // For.
-func (b *Builder) kindSource(in watchInput, k *source.KindSource, reconciled bool) source.Source {
+func (b *TypedBuilder[request]) kindSource(in watchInput, k *source.KindSource, reconciled bool) source.Source {
 	if !in.waitForCRD {
 		return k
 	}

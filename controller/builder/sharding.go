@@ -37,7 +37,7 @@ type ShardedManager interface {
 // shard gates opts.Reconciler and makes the controller run on every
 // replica when the manager shards the kind of For. Build calls it after
 // validate, with opts.Reconciler set.
-func (b *Builder) shard(name string, opts *controller.Options) error {
+func (b *TypedBuilder[request]) shard(name string, opts *controller.Options) error {
 	sm, ok := b.mgr.(ShardedManager)
 	if !ok || b.forInput == nil {
 		return nil
