@@ -18,8 +18,12 @@
 //     MaxConcurrentReconciles Requests are reconciled at once.
 //   - A returned error re-queues the Request with per-Request exponential
 //     backoff; a reconcile.TerminalError is logged and counted and not
-//     retried; Result.RequeueAfter re-queues after that delay; success
-//     resets the backoff. A 409 conflict is retried the same way but logged
+//     retried; Result.RequeueAfter re-queues after that delay; the
+//     deprecated Result.Requeue re-queues through the rate limiter
+//     (backing off, counted as result="requeue"); success resets the
+//     backoff. An error wins over RequeueAfter, which wins over Requeue, as
+//     in controller-runtime. Result.Priority, when set, is the priority of
+//     that re-add. A 409 conflict is retried the same way but logged
 //     at V(1), not as an error: it only means the read was stale.
 //   - With Options.FairnessKey (FairByNamespace, for example), waiting
 //     Requests are handed out round-robin across tenants: with W workers
@@ -58,6 +62,15 @@
 //     initial adds, without a new list; Requests left in the old queue and
 //     their backoff are dropped. Watch between two runs adds a source that
 //     the next run starts.
+//   - New and controller/builder take the manager's config.Controller
+//     (manager.Options.Controller) for the Options left zero
+//     (DefaultFromConfig); NewUnmanaged does not. SkipNameValidation lets
+//     the manager run two controllers of one name.
+//   - TypedOptions, NewTyped, NewTypedUnmanaged and TypedController are
+//     controller-runtime's typed forms; Options is the TypedOptions of
+//     reconcile.Request and *Controller is a TypedController of it. Any
+//     other request type is refused with ErrUnsupportedRequest: the queue
+//     holds reconcile.Request.
 //   - Metrics use controller-runtime's names (controller_runtime_reconcile_*
 //     and workqueue_*) on the registerer of Options.Metrics or of the
 //     manager; nothing is registered globally.

@@ -38,4 +38,17 @@
 //     and watches it again when it returns. For a For kind, the queue's
 //     Requests are dropped while the kind is not served.
 //   - A failed Complete/Build adds nothing to the manager.
+//   - Options left zero take the manager's defaults (manager.Options.
+//     Controller, a config.Controller): the workers of GroupKindConcurrency
+//     for For's kind ("ReplicaSet.apps"), else its MaxConcurrentReconciles,
+//     and CacheSyncTimeout, RecoverPanic, NeedLeaderElection, Logger,
+//     SkipNameValidation and ReconciliationTimeout. WithOptions wins.
+//   - TypedBuilder and TypedControllerManagedBy[request] are
+//     controller-runtime's typed forms; Builder is the TypedBuilder of
+//     reconcile.Request. A typed source (source.Kind with
+//     handler.TypedEnqueueRequestForObject[*v1.Foo] and typed predicates)
+//     goes in through WatchesRawSource, as in controller-runtime. A request
+//     type other than reconcile.Request compiles, and Complete/Build refuse
+//     it with an error wrapping controller.ErrUnsupportedRequest, as
+//     kubeloop's queue holds reconcile.Request.
 package builder
