@@ -48,3 +48,19 @@ func ExampleEnqueueRequestForObject() {
 	fmt.Println(req, q.Len())
 	// Output: default/web 0
 }
+
+// A typed map function, as ported controller-runtime code writes it: the
+// handler is handed *corev1.Secret objects, no assertion needed.
+func ExampleTypedEnqueueRequestsFromMapFunc() {
+	h := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, s *corev1.Secret) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: s.Namespace, Name: s.Labels["app"]}}}
+	})
+	q := workqueue.New(workqueue.Options[reconcile.Request]{})
+	defer q.ShutDown()
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-tls", Labels: map[string]string{"app": "web"}}}
+	h.Create(context.Background(), handler.TypedCreateEvent[*corev1.Secret]{Object: secret}, q)
+	req, _ := q.Get()
+	fmt.Println(req)
+	// Output:
+	// default/web
+}

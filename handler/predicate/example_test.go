@@ -3,6 +3,7 @@ package predicate_test
 import (
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -24,5 +25,27 @@ func ExampleOr() {
 	fmt.Println(p.Update(handler.UpdateEvent{ObjectOld: statusOnly, ObjectNew: relabelled}))
 	// Output:
 	// false
+	// true
+}
+
+// A typed predicate reads the fields of its kind directly; source.Kind
+// takes it beside a typed handler of the same kind.
+func ExampleTypedFuncs() {
+	imageChanged := predicate.TypedFuncs[*appsv1.Deployment]{
+		UpdateFunc: func(e handler.TypedUpdateEvent[*appsv1.Deployment]) bool {
+			return e.ObjectOld.Spec.Template.Spec.Containers[0].Image != e.ObjectNew.Spec.Template.Spec.Containers[0].Image
+		},
+	}
+	deploy := func(image string) *appsv1.Deployment {
+		d := &appsv1.Deployment{}
+		d.Spec.Template.Spec.Containers = []corev1.Container{{Name: "app", Image: image}}
+		return d
+	}
+	fmt.Println(imageChanged.Update(handler.TypedUpdateEvent[*appsv1.Deployment]{ObjectOld: deploy("web:1"), ObjectNew: deploy("web:1")}))
+	fmt.Println(imageChanged.Update(handler.TypedUpdateEvent[*appsv1.Deployment]{ObjectOld: deploy("web:1"), ObjectNew: deploy("web:2")}))
+	fmt.Println(imageChanged.Create(handler.TypedCreateEvent[*appsv1.Deployment]{Object: deploy("web:1")}))
+	// Output:
+	// false
+	// true
 	// true
 }
