@@ -35,6 +35,59 @@ type cachedClient struct {
 type typedKind struct {
 	useCache bool
 	gvk      schema.GroupVersionKind
+	scope    scope
+}
+
+// scope is what the cached client knows of a kind's scope.
+type scope uint8
+
+const (
+	scopeUnknown scope = iota
+	scopeNamespaced
+	scopeCluster
+)
+
+// scopeOf asks the mapper for gvk's scope.
+func (c *cachedClient) scopeOf(gvk schema.GroupVersionKind) scope {
+	namespaced, err := apiutil.IsGVKNamespaced(gvk, c.live.RESTMapper())
+	switch {
+	case err != nil:
+		return scopeUnknown
+	case namespaced:
+		return scopeNamespaced
+	}
+	return scopeCluster
+}
+
+// writeKeyFor returns the key under which a write of the object ns/name of
+// kind gvk is remembered: without the namespace for a cluster-scoped kind,
+// whose namespace the API server ignores (a Delete or an Apply leaves the
+// caller's namespace in place; other writes answer without it).
+func (c *cachedClient) writeKeyFor(gvk schema.GroupVersionKind, ns, name string) writeKey {
+	if ns != "" && c.scopeOf(gvk) == scopeCluster {
+		ns = ""
+	}
+	return writeKey{gk: gvk.GroupKind(), namespace: ns, name: name}
+}
+
+// readKey returns the key under which a write of the object a Get of key
+// reads is remembered, and whether one is. A namespace in the key of a
+// cluster-scoped kind is ignored; when the scope is unknown both keys are
+// tried (a namespaced kind's writes are never remembered without a
+// namespace).
+func (c *cachedClient) readKey(gvk schema.GroupVersionKind, sc scope, key ObjectKey) (writeKey, bool) {
+	wk := writeKey{gk: gvk.GroupKind(), namespace: key.Namespace, name: key.Name}
+	switch {
+	case key.Namespace == "" || sc == scopeNamespaced:
+	case sc == scopeCluster:
+		wk.namespace = ""
+	default:
+		if c.writes.tracked(wk) {
+			return wk, true
+		}
+		wk.namespace = ""
+	}
+	return wk, c.writes.tracked(wk)
 }
 
 var _ Client = (*cachedClient)(nil)
@@ -69,27 +122,30 @@ func (c *cachedClient) IsObjectNamespaced(obj runtime.Object) (bool, error) {
 	return c.live.IsObjectNamespaced(obj)
 }
 
-// cached reports whether reads of obj go to the cache, and obj's kind.
-// For a typed object whose Go type the scheme maps to one kind, the answer
-// is remembered for the type: a Get then makes one lookup instead of the
-// scheme's (reflection, two map lookups) and the disabled kinds' (hashing
-// the group and kind).
-func (c *cachedClient) cached(obj runtime.Object) (bool, schema.GroupVersionKind) {
+// cached reports whether reads of obj go to the cache, obj's kind and
+// what is known of its scope. For a typed object whose Go type the scheme
+// maps to one kind, the answer is remembered for the type: a Get then
+// makes one lookup instead of the scheme's (reflection, two map lookups),
+// the disabled kinds' (hashing the group and kind) and the mapper's.
+func (c *cachedClient) cached(obj runtime.Object) (bool, schema.GroupVersionKind, scope) {
 	if c.scheme == nil {
-		return c.resolve(obj)
+		useCache, gvk := c.resolve(obj)
+		return useCache, gvk, scopeUnknown
 	}
 	t := reflect.TypeOf(obj)
 	if k, ok := c.typedKinds.Load(t); ok {
 		k := k.(typedKind)
-		return k.useCache, k.gvk
+		return k.useCache, k.gvk, k.scope
 	}
 	useCache, gvk := c.resolve(obj)
+	sc := scopeUnknown
 	if gvk.Kind != "" && !apiutil.IsUnstructured(obj) && !apiutil.IsPartialMetadata(obj) {
 		if kinds, _, err := c.scheme.ObjectKinds(obj); err == nil && len(kinds) == 1 {
-			c.typedKinds.Store(t, typedKind{useCache: useCache, gvk: gvk})
+			sc = c.scopeOf(gvk)
+			c.typedKinds.Store(t, typedKind{useCache: useCache, gvk: gvk, scope: sc})
 		}
 	}
-	return useCache, gvk
+	return useCache, gvk, sc
 }
 
 // resolve is cached without memory.
@@ -114,12 +170,12 @@ func (c *cachedClient) Get(ctx context.Context, key ObjectKey, obj Object, opts 
 	if isNil(obj) {
 		return nilError("get", obj)
 	}
-	useCache, gvk := c.cached(obj)
+	useCache, gvk, sc := c.cached(obj)
 	if !useCache {
 		return c.live.Get(ctx, key, obj, opts...)
 	}
-	wk := writeKey{gk: gvk.GroupKind(), namespace: key.Namespace, name: key.Name}
-	if !c.writes.tracked(wk) {
+	wk, tracked := c.readKey(gvk, sc, key)
+	if !tracked {
 		return c.cache.Get(ctx, key, obj, opts...)
 	}
 	caughtUp, err := c.settle(ctx, wk, key, obj)
@@ -157,7 +213,7 @@ func (c *cachedClient) List(ctx context.Context, list ObjectList, opts ...ListOp
 	if isNil(list) {
 		return nilError("list", list)
 	}
-	if useCache, _ := c.cached(list); useCache {
+	if useCache, _, _ := c.cached(list); useCache {
 		return c.cache.List(ctx, list, opts...)
 	}
 	return c.live.List(ctx, list, opts...)
@@ -179,7 +235,7 @@ func (c *cachedClient) remember(obj Object, dryRun []string) {
 	} else if cp, ok := c.cache.(CacheProgress); ok && !cp.Holds(obj) {
 		e.state = outOfScope
 	}
-	c.writes.record(writeKey{gk: gvk.GroupKind(), namespace: obj.GetNamespace(), name: obj.GetName()}, e)
+	c.writes.record(c.writeKeyFor(gvk, obj.GetNamespace(), obj.GetName()), e)
 }
 
 // removedByWrite reports whether the server deleted obj as it wrote it: the
@@ -225,7 +281,7 @@ func (c *cachedClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration
 		return nil
 	}
 	if at, err := ApplyTargetOf(obj); err == nil {
-		c.writes.record(writeKey{gk: at.GVK.GroupKind(), namespace: at.Namespace, name: at.Name},
+		c.writes.record(c.writeKeyFor(at.GVK, at.Namespace, at.Name),
 			writeEntry{state: present, rv: parseRV(at.ResourceVersion)})
 	}
 	return nil
@@ -259,7 +315,7 @@ func (c *cachedClient) Delete(ctx context.Context, obj Object, opts ...DeleteOpt
 			e.uid = answer.uid
 		}
 	}
-	c.writes.record(writeKey{gk: gvk.GroupKind(), namespace: obj.GetNamespace(), name: obj.GetName()}, e)
+	c.writes.record(c.writeKeyFor(gvk, obj.GetNamespace(), obj.GetName()), e)
 	return nil
 }
 
@@ -297,7 +353,7 @@ func (s *cachedSubResource) Create(ctx context.Context, obj Object, sub Object, 
 		return nil
 	}
 	if gvk, err := s.c.live.GroupVersionKindFor(obj); err == nil {
-		s.c.writes.record(writeKey{gk: gvk.GroupKind(), namespace: obj.GetNamespace(), name: obj.GetName()},
+		s.c.writes.record(s.c.writeKeyFor(gvk, obj.GetNamespace(), obj.GetName()),
 			writeEntry{state: deleting, rv: parseRV(obj.GetResourceVersion()), uid: obj.GetUID()})
 	}
 	return nil
@@ -354,6 +410,6 @@ func (s *cachedSubResource) rememberParent(obj, body Object, dryRun []string) {
 	if err != nil {
 		return
 	}
-	s.c.writes.record(writeKey{gk: gvk.GroupKind(), namespace: obj.GetNamespace(), name: obj.GetName()},
+	s.c.writes.record(s.c.writeKeyFor(gvk, obj.GetNamespace(), obj.GetName()),
 		writeEntry{state: present, rv: parseRV(body.GetResourceVersion())})
 }

@@ -87,12 +87,6 @@ func badInputCases() []conformanceCase {
 			assert.True(t, apierrors.IsNotFound(err), "a missing object: %v", err)
 			assert.ErrorContains(t, err, "get v1, Kind=ConfigMap "+ns+"/missing: ")
 
-			// A cluster-scoped object with metadata.namespace set is refused
-			// (the API server would drop the namespace without a word).
-			err = c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: randName("n"), Namespace: ns}})
-			assert.ErrorIs(t, err, client.ErrNamespaceNotAllowed)
-			assert.ErrorContains(t, err, "metadata.namespace")
-
 			err = c.List(ctx, &corev1.ConfigMapList{}, client.InNamespace(ns), client.HasLabels{"not a valid key!"})
 			assert.ErrorContains(t, err, "invalid label selector")
 			assert.ErrorContains(t, err, "list v1, Kind=ConfigMap")

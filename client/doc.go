@@ -60,9 +60,17 @@
 //   - The same checks and errors on every path: the cache, the live client
 //     and the fake refuse an empty name (ErrNameRequired), a namespaced
 //     kind without a namespace (ErrNamespaceRequired) or with an invalid one
-//     (ErrNamespaceInvalid), and a write of a cluster-scoped object that
-//     sets metadata.namespace (ErrNamespaceNotAllowed); their errors read
+//     (ErrNamespaceInvalid); their errors read
 //     "<verb> <group/version, Kind=kind> <namespace>/<name>: <cause>".
+//   - A namespace on a cluster-scoped kind is ignored, never an error, as
+//     the API server does: a Get key {Namespace: "x", Name: "n"} of a
+//     Namespace or a ClusterRole finds "n"; Create, Update, Patch, Apply,
+//     Delete and subresource writes of an object whose metadata.namespace
+//     is set go to the cluster-scoped object, and the object comes back
+//     from the write without the namespace, as the server answers it
+//     (Delete leaves it as it was); List and DeleteAllOf ignore InNamespace.
+//     The same holds in the cached client, NewNamespacedClient,
+//     NewDryRunClient and the fake.
 //   - Reads without copies: Get with UnsafeDisableDeepCopy fills the
 //     caller's object with the cached object's fields (maps and slices
 //     shared); GetShared returns the cached object itself, with no copy at

@@ -26,10 +26,6 @@ var (
 	// ErrNamespaceInvalid is returned for a namespace that is not a valid
 	// namespace name (a lowercase RFC 1123 label).
 	ErrNamespaceInvalid = kinds.ErrNamespaceInvalid
-	// ErrNamespaceNotAllowed is returned for a write of a cluster-scoped
-	// object whose metadata.namespace is set, which the API server would
-	// silently drop.
-	ErrNamespaceNotAllowed = kinds.ErrNamespaceNotAllowed
 	// ErrNotSupported is returned for a verb an object form does not
 	// support, such as Create of a PartialObjectMetadata.
 	ErrNotSupported = errors.New("client: not supported")

@@ -26,15 +26,13 @@ func (t *target) request(r *rest.Request, ns, name string) *rest.Request {
 	return r
 }
 
-// check validates the namespace and name of a read of one object.
+// check validates the namespace and name of one object, in a key or in
+// the metadata of an object that verb writes. A namespace given for a
+// cluster-scoped kind is ignored: requests never carry it in their path,
+// and the API server clears it from a written object (so the object the
+// caller passed comes back without it).
 func (t *target) check(verb, ns, name string) error {
 	return kinds.CheckKey(verb, t.gvk, t.namespaced, ns, name)
-}
-
-// checkObject validates the namespace and name in the metadata of an
-// object that verb writes (or reads a subresource of).
-func (t *target) checkObject(verb, ns, name string) error {
-	return kinds.CheckObject(verb, t.gvk, t.namespaced, ns, name)
 }
 
 // withParams adds opts (a *metav1.XxxOptions) as query parameters, with
@@ -131,7 +129,7 @@ func (c *liveClient) Create(ctx context.Context, obj Object, opts ...CreateOptio
 	if name == "" {
 		name = obj.GetGenerateName()
 	}
-	if err := t.checkObject("create", obj.GetNamespace(), name); err != nil {
+	if err := t.check("create", obj.GetNamespace(), name); err != nil {
 		return err
 	}
 	if t.metadata {
@@ -151,7 +149,7 @@ func (c *liveClient) Update(ctx context.Context, obj Object, opts ...UpdateOptio
 	if err != nil {
 		return err
 	}
-	if err := t.checkObject("update", obj.GetNamespace(), obj.GetName()); err != nil {
+	if err := t.check("update", obj.GetNamespace(), obj.GetName()); err != nil {
 		return err
 	}
 	if t.metadata {
@@ -171,7 +169,7 @@ func (c *liveClient) Patch(ctx context.Context, obj Object, patch Patch, opts ..
 	if err != nil {
 		return err
 	}
-	if err := t.checkObject("patch", obj.GetNamespace(), obj.GetName()); err != nil {
+	if err := t.check("patch", obj.GetNamespace(), obj.GetName()); err != nil {
 		return err
 	}
 	if patch == nil {
@@ -230,7 +228,7 @@ func (c *liveClient) delete(ctx context.Context, obj Object, opts ...DeleteOptio
 	if err != nil {
 		return deleteAnswer{}, err
 	}
-	if err := t.checkObject("delete", obj.GetNamespace(), obj.GetName()); err != nil {
+	if err := t.check("delete", obj.GetNamespace(), obj.GetName()); err != nil {
 		return deleteAnswer{}, err
 	}
 	o := (&DeleteOptions{}).ApplyOptions(opts)
@@ -289,6 +287,11 @@ func (c *liveClient) DeleteAllOf(ctx context.Context, obj Object, opts ...Delete
 	if err != nil {
 		return err
 	}
+	if !t.namespaced {
+		// Ignored, as in every request of a cluster-scoped kind; so it
+		// does not count as narrowing the delete (CheckScope).
+		o.Namespace = ""
+	}
 	if err := InvalidSelectorError(o.LabelSelector); err != nil {
 		return opError("delete all of", t.gvk, o.Namespace, "", fmt.Errorf("invalid label selector: %w", err))
 	}
@@ -320,7 +323,7 @@ func (c *liveClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, 
 	if err != nil {
 		return opError("apply", at.GVK, at.Namespace, at.Name, err)
 	}
-	if err := t.checkObject("apply", at.Namespace, at.Name); err != nil {
+	if err := t.check("apply", at.Namespace, at.Name); err != nil {
 		return err
 	}
 	res := withParams(t.request(t.rc.Patch(types.ApplyPatchType), at.Namespace, at.Name), o.AsPatchOptions()).

@@ -76,7 +76,7 @@ func (c *cachedClient) GetShared(ctx context.Context, key ObjectKey, obj Object)
 	}
 	kindOf := c.kindOf(obj)
 	sr, shared := c.cache.(SharedReader)
-	useCache, gvk := c.cached(kindOf)
+	useCache, gvk, sc := c.cached(kindOf)
 	if !shared || !useCache {
 		fresh := newObjectLike(kindOf)
 		if err := c.Get(ctx, key, fresh, UnsafeDisableDeepCopy); err != nil {
@@ -84,8 +84,8 @@ func (c *cachedClient) GetShared(ctx context.Context, key ObjectKey, obj Object)
 		}
 		return fresh, nil
 	}
-	wk := writeKey{gk: gvk.GroupKind(), namespace: key.Namespace, name: key.Name}
-	if !c.writes.tracked(wk) {
+	wk, tracked := c.readKey(gvk, sc, key)
+	if !tracked {
 		return sr.GetShared(ctx, key, obj)
 	}
 	caughtUp, err := c.settle(ctx, wk, key, obj)

@@ -37,7 +37,7 @@ func (s *subResourceClient) target(verb string, obj Object) (*target, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := t.checkObject(s.verb(verb), obj.GetNamespace(), obj.GetName()); err != nil {
+	if err := t.check(s.verb(verb), obj.GetNamespace(), obj.GetName()); err != nil {
 		return nil, err
 	}
 	if t.metadata {

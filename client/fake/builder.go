@@ -1,11 +1,13 @@
 package fake
 
 import (
+	"context"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/kubeloop/kubeloop/client"
@@ -42,18 +44,24 @@ func (b *ClientBuilder) WithScheme(s *runtime.Scheme) *ClientBuilder {
 }
 
 // WithRESTMapper adds a mapper that tells which kinds are namespaced, for
-// example a meta.DefaultRESTMapper holding your custom resources. It is
-// asked first; the default mapper, built from the scheme and knowing the
-// built-in cluster-scoped kinds, answers the rest. Kinds neither knows are
-// taken as namespaced when the object has a namespace and cluster-scoped
-// when it has none.
+// example a meta.DefaultRESTMapper holding your custom resources with
+// meta.RESTScopeRoot or meta.RESTScopeNamespace. It is asked first, and
+// wins over everything else the fake knows; then come the
+// CustomResourceDefinitions given with WithObjects (their spec.scope), then
+// the built-in kinds. A kind none of them knows (a custom resource in the
+// scheme, or unstructured) is, as in controller-runtime's fake, what each
+// object or key says: namespaced when it names a namespace, cluster-scoped
+// when it names none.
 func (b *ClientBuilder) WithRESTMapper(m meta.RESTMapper) *ClientBuilder {
 	b.mapper = m
 	return b
 }
 
 // WithObjects adds objects the client starts with. Objects without a
-// resourceVersion get one.
+// resourceVersion get one. A namespace set on an object of a
+// cluster-scoped kind is dropped, as the API server does. The
+// CustomResourceDefinitions among objs (typed or unstructured) also tell
+// the scope and resource name of the kinds they define.
 func (b *ClientBuilder) WithObjects(objs ...client.Object) *ClientBuilder {
 	b.objects = append(b.objects, objs...)
 	return b
@@ -83,12 +91,17 @@ func (b *ClientBuilder) WithInterceptorFuncs(f interceptor.Funcs) *ClientBuilder
 	return b
 }
 
-// Build returns the client. It panics when an object or index cannot be
-// added (a test setup error), naming the object.
-func (b *ClientBuilder) Build() client.Client {
+// Build returns the client, a client.WithWatch as controller-runtime's
+// Build does (wrapped with the interceptors when WithInterceptorFuncs was
+// called). It never panics: when the setup is bad (an object that cannot
+// be added, such as two with one name, an index added twice, a type the
+// scheme does not know) every call of the returned client fails with that
+// error, which names the object and says what is wrong; BuildClient
+// returns it at once.
+func (b *ClientBuilder) Build() client.WithWatch {
 	c, err := b.build()
 	if err != nil {
-		panic(err)
+		return failing(b.scheme, fmt.Errorf("%w (the fake client was not built; BuildClient returns this error)", err))
 	}
 	if b.interceptors != nil {
 		return interceptor.NewClient(c, *b.interceptors)
@@ -97,8 +110,50 @@ func (b *ClientBuilder) Build() client.Client {
 }
 
 // BuildClient is Build without interceptors, returning the concrete type
-// and the setup error instead of panicking.
+// and the setup error.
 func (b *ClientBuilder) BuildClient() (*Client, error) { return b.build() }
+
+// failing returns a client whose every call fails with err.
+func failing(s *runtime.Scheme, err error) client.WithWatch {
+	if s == nil {
+		s = runtime.NewScheme()
+		_ = clientgoscheme.AddToScheme(s)
+	}
+	return interceptor.NewClient(newClient(s, nil, nil), interceptor.Funcs{
+		Get: func(context.Context, client.Client, client.ObjectKey, client.Object, ...client.GetOption) error {
+			return err
+		},
+		List:   func(context.Context, client.Client, client.ObjectList, ...client.ListOption) error { return err },
+		Create: func(context.Context, client.Client, client.Object, ...client.CreateOption) error { return err },
+		Update: func(context.Context, client.Client, client.Object, ...client.UpdateOption) error { return err },
+		Patch: func(context.Context, client.Client, client.Object, client.Patch, ...client.PatchOption) error {
+			return err
+		},
+		Delete:      func(context.Context, client.Client, client.Object, ...client.DeleteOption) error { return err },
+		DeleteAllOf: func(context.Context, client.Client, client.Object, ...client.DeleteAllOfOption) error { return err },
+		Apply: func(context.Context, client.Client, runtime.ApplyConfiguration, ...client.ApplyOption) error {
+			return err
+		},
+		SubResourceGet: func(context.Context, client.Client, string, client.Object, client.Object, ...client.SubResourceGetOption) error {
+			return err
+		},
+		SubResourceCreate: func(context.Context, client.Client, string, client.Object, client.Object, ...client.SubResourceCreateOption) error {
+			return err
+		},
+		SubResourceUpdate: func(context.Context, client.Client, string, client.Object, ...client.SubResourceUpdateOption) error {
+			return err
+		},
+		SubResourcePatch: func(context.Context, client.Client, string, client.Object, client.Patch, ...client.SubResourcePatchOption) error {
+			return err
+		},
+		SubResourceApply: func(context.Context, client.Client, string, runtime.ApplyConfiguration, ...client.SubResourceApplyOption) error {
+			return err
+		},
+		Watch: func(context.Context, client.Client, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
+			return nil, err
+		},
+	})
+}
 
 func (b *ClientBuilder) build() (*Client, error) {
 	s := b.scheme
@@ -108,7 +163,14 @@ func (b *ClientBuilder) build() (*Client, error) {
 			return nil, fmt.Errorf("fake: build scheme: %w", err)
 		}
 	}
-	c := newClient(s, b.mapper)
+	c := newClient(s, b.mapper, nil)
+	crds, err := b.crdMapper(c)
+	if err != nil {
+		return nil, err
+	}
+	if crds != nil {
+		c = newClient(s, b.mapper, crds)
+	}
 	c.status = defaultStatusKinds(s)
 	c.noGeneration = untrackedGenerationKinds(s)
 	if b.statusSet {

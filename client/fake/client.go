@@ -25,7 +25,8 @@ import (
 // Client is an in-memory client.Client. It is safe for concurrent use.
 type Client struct {
 	scheme *runtime.Scheme
-	mapper meta.RESTMapper
+	mapper meta.RESTMapper           // what RESTMapper returns
+	scopes meta.RESTMapper           // the kinds whose scope is known (mapper.go)
 	status map[schema.GroupKind]bool // kinds with a status subresource
 	// noGeneration holds the built-in kinds without metadata.generation.
 	noGeneration map[schema.GroupKind]bool
@@ -50,13 +51,20 @@ type objectID struct {
 
 var _ client.Client = (*Client)(nil)
 
-func newClient(s *runtime.Scheme, m meta.RESTMapper) *Client {
-	if m == nil {
-		m = defaultMapper(s)
-	} else {
-		m = meta.MultiRESTMapper{m, defaultMapper(s)}
+// newClient returns an empty client of s; user (WithRESTMapper's) and crds
+// (the definitions given to the builder) may be nil.
+func newClient(s *runtime.Scheme, user, crds meta.RESTMapper) *Client {
+	builtIn, others := schemeMappers(s)
+	var scopes firstMapper
+	for _, m := range []meta.RESTMapper{user, crds} {
+		if m != nil {
+			scopes = append(scopes, m)
+		}
 	}
-	return &Client{scheme: s, mapper: m, indexes: map[indexKey]client.IndexerFunc{},
+	scopes = append(scopes, builtIn)
+	mapper := append(firstMapper{}, scopes...)
+	mapper = append(mapper, others)
+	return &Client{scheme: s, mapper: mapper, scopes: scopes, indexes: map[indexKey]client.IndexerFunc{},
 		objects: map[schema.GroupKind]map[client.ObjectKey]map[string]any{}, owners: map[objectID]map[string]string{}}
 }
 
@@ -102,13 +110,9 @@ func (c *Client) resolve(verb string, obj runtime.Object, ns, name string) (sche
 	if err != nil {
 		return gvk, fmt.Errorf("%s %T %s: %w", verb, obj, strings.Trim(ns+"/"+name, "/"), err)
 	}
-	namespaced := c.namespaced(gvk, ns)
-	if verb == "get" || verb == "add" {
-		// A read (or an object given to the builder) may name a namespace
-		// for a cluster-scoped kind; the server ignores it.
-		return gvk, kinds.CheckKey(verb, gvk, namespaced, ns, name)
-	}
-	return gvk, kinds.CheckObject(verb, gvk, namespaced, ns, name)
+	// A namespace given for a cluster-scoped kind is ignored, in reads and
+	// writes alike, as the API server does.
+	return gvk, kinds.CheckKey(verb, gvk, c.namespaced(gvk, ns), ns, name)
 }
 
 // keyFor returns the stored key, dropping the namespace of cluster-scoped
@@ -150,6 +154,7 @@ func (c *Client) List(_ context.Context, list client.ObjectList, opts ...client.
 		return fmt.Errorf("list %T: %w", list, err)
 	}
 	o := (&client.ListOptions{}).ApplyOptions(opts)
+	c.listScope(gvk, o)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	keys, err := c.match(gvk, o)

@@ -77,7 +77,15 @@ func TestBuildClientRejectsBadObjects(t *testing.T) {
 	assert.ErrorContains(t, err, "added twice")
 	_, err = fake.NewClientBuilder().WithObjects(&corev1.Pod{}).BuildClient()
 	assert.ErrorIs(t, err, client.ErrNameRequired)
-	assert.Panics(t, func() { fake.NewClientBuilder().WithObjects(&corev1.Pod{}).Build() })
+	// Build never panics: every call of its client fails with the error.
+	var c client.WithWatch
+	require.NotPanics(t, func() { c = fake.NewClientBuilder().WithObjects(&corev1.Pod{}).Build() })
+	err = c.Get(t.Context(), client.ObjectKey{Namespace: "a", Name: "p"}, &corev1.Pod{})
+	assert.ErrorIs(t, err, client.ErrNameRequired)
+	assert.ErrorContains(t, err, "BuildClient returns this error")
+	assert.ErrorIs(t, c.Create(t.Context(), pod("a", "q", "")), client.ErrNameRequired)
+	_, err = c.Watch(t.Context(), &corev1.PodList{})
+	assert.ErrorIs(t, err, client.ErrNameRequired)
 }
 
 func TestReadsAreCopies(t *testing.T) {

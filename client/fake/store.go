@@ -46,9 +46,12 @@ func clusterScopedKind(gk schema.GroupKind) bool {
 	return false
 }
 
-// defaultMapper maps every object kind of s, with the built-in scopes.
-func defaultMapper(s *runtime.Scheme) meta.RESTMapper {
-	m := meta.NewDefaultRESTMapper(nil)
+// schemeMappers maps the object kinds of s: builtIn those whose scope is
+// known (the kinds of k8s.io/api packages, and the API server's own
+// cluster-scoped kinds), others the rest of the scheme's kinds, which it
+// calls namespaced without knowing.
+func schemeMappers(s *runtime.Scheme) (builtIn, others *meta.DefaultRESTMapper) {
+	builtIn, others = meta.NewDefaultRESTMapper(nil), meta.NewDefaultRESTMapper(nil)
 	for gvk, t := range s.AllKnownTypes() {
 		if gvk.Version == runtime.APIVersionInternal {
 			continue
@@ -59,13 +62,16 @@ func defaultMapper(s *runtime.Scheme) meta.RESTMapper {
 		if _, isList := reflect.New(t).Interface().(metav1.ListInterface); isList {
 			continue
 		}
-		scope := meta.RESTScopeNamespace
-		if clusterScopedKind(gvk.GroupKind()) {
-			scope = meta.RESTScopeRoot
+		switch {
+		case clusterScopedKind(gvk.GroupKind()):
+			builtIn.Add(gvk, meta.RESTScopeRoot)
+		case isBuiltInPkg(t.PkgPath()):
+			builtIn.Add(gvk, meta.RESTScopeNamespace)
+		default:
+			others.Add(gvk, meta.RESTScopeNamespace)
 		}
-		m.Add(gvk, scope)
 	}
-	return m
+	return builtIn, others
 }
 
 func (c *Client) gvkOf(obj runtime.Object) (schema.GroupVersionKind, error) {
@@ -77,15 +83,6 @@ func (c *Client) gvkOf(obj runtime.Object) (schema.GroupVersionKind, error) {
 		gvk.Kind = gvk.Kind[:len(gvk.Kind)-4]
 	}
 	return gvk, nil
-}
-
-// namespaced reports the scope of gvk; for kinds the mapper does not know
-// it guesses from the object's namespace.
-func (c *Client) namespaced(gvk schema.GroupVersionKind, ns string) bool {
-	if m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
-		return m.Scope.Name() == meta.RESTScopeNameNamespace
-	}
-	return ns != ""
 }
 
 func (c *Client) groupResource(gvk schema.GroupVersionKind) schema.GroupResource {

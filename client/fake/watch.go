@@ -57,6 +57,7 @@ func (c *Client) Watch(ctx context.Context, list client.ObjectList, opts ...clie
 		return nil, fmt.Errorf("watch %T: %w", list, err)
 	}
 	o := (&client.ListOptions{}).ApplyOptions(opts)
+	c.listScope(gvk, o)
 	if err := client.InvalidSelectorError(o.LabelSelector); err != nil {
 		return nil, opError("watch", gvk, o.Namespace, "", fmt.Errorf("invalid label selector: %w", err))
 	}

@@ -35,6 +35,9 @@ func (c *Client) add(obj client.Object) error {
 		return fmt.Errorf("fake: WithObjects: %w", opError("add", gvk, key.Namespace, key.Name, errors.New("added twice")))
 	}
 	u := metaOf(m)
+	if key.Namespace == "" {
+		u.SetNamespace("") // cluster-scoped: the server drops it
+	}
 	if rv, ok := parseRV(u.GetResourceVersion()); ok && rv > c.rv {
 		c.rv = rv
 	} else if !ok {
@@ -363,6 +366,7 @@ func (c *Client) DeleteAllOf(_ context.Context, obj client.Object, opts ...clien
 		return fmt.Errorf("delete all of %T: %w", obj, err)
 	}
 	o := (&client.DeleteAllOfOptions{}).ApplyOptions(opts)
+	c.listScope(gvk, &o.ListOptions)
 	if err := o.CheckScope(); err != nil {
 		return opError("delete all of", gvk, o.Namespace, "", err)
 	}

@@ -7,12 +7,17 @@
 //     unchanged.
 //   - Each function receives the wrapped client, so it can call through
 //     before or after changing the arguments or the result.
+//   - The wrapped client is a client.WithWatch, as controller-runtime's:
+//     Watch calls Funcs.Watch, else the wrapped client's Watch when it has
+//     one (the fake's does), else fails with client.ErrNotSupported.
 package interceptor
 
 import (
 	"context"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubeloop/kubeloop/client"
 )
@@ -34,10 +39,15 @@ type Funcs struct {
 	SubResourceUpdate func(ctx context.Context, c client.Client, subResourceName string, obj client.Object, opts ...client.SubResourceUpdateOption) error
 	SubResourcePatch  func(ctx context.Context, c client.Client, subResourceName string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error
 	SubResourceApply  func(ctx context.Context, c client.Client, subResourceName string, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error
+	// Watch replaces Watch; c is the wrapped client, a client.WithWatch
+	// when the wrapped client watches (assert it to call through).
+	Watch func(ctx context.Context, c client.Client, list client.ObjectList, opts ...client.ListOption) (watch.Interface, error)
 }
 
-// NewClient returns c with the calls that funcs sets replaced.
-func NewClient(c client.Client, funcs Funcs) client.Client {
+// NewClient returns c with the calls that funcs sets replaced. The result
+// watches when c does (see the package guarantees), so it is a
+// client.WithWatch like controller-runtime's.
+func NewClient(c client.Client, funcs Funcs) client.WithWatch {
 	return &interceptedClient{Client: c, funcs: funcs}
 }
 
@@ -46,7 +56,18 @@ type interceptedClient struct {
 	funcs Funcs
 }
 
-var _ client.Client = (*interceptedClient)(nil)
+var _ client.WithWatch = (*interceptedClient)(nil)
+
+// Watch calls Funcs.Watch, else the wrapped client's Watch.
+func (c *interceptedClient) Watch(ctx context.Context, list client.ObjectList, opts ...client.ListOption) (watch.Interface, error) {
+	if c.funcs.Watch != nil {
+		return c.funcs.Watch(ctx, c.Client, list, opts...)
+	}
+	if w, ok := c.Client.(client.WithWatch); ok {
+		return w.Watch(ctx, list, opts...)
+	}
+	return nil, fmt.Errorf("watch %T: the wrapped client %T does not watch: %w", list, c.Client, client.ErrNotSupported)
+}
 
 func (c *interceptedClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	if c.funcs.Get != nil {

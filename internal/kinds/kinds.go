@@ -67,26 +67,15 @@ var (
 	ErrNamespaceRequired = errors.New("client: namespace is required for a namespaced kind")
 	// ErrNamespaceInvalid: a namespace that is not a valid namespace name.
 	ErrNamespaceInvalid = errors.New("client: invalid namespace")
-	// ErrNamespaceNotAllowed: a cluster-scoped object with a namespace.
-	ErrNamespaceNotAllowed = errors.New("client: a cluster-scoped object has no namespace")
 )
 
-// CheckKey validates the namespace and name of a read of one object of
-// kind gvk: a name, and for a namespaced kind a namespace that is a valid
-// namespace name. A namespace given for a cluster-scoped kind is ignored,
-// as the API server does. The error is an OpError of verb.
+// CheckKey validates the namespace and name of one object of kind gvk, in
+// a key or in the metadata of an object written: a name, and for a
+// namespaced kind a namespace that is a valid namespace name. A namespace
+// given for a cluster-scoped kind is ignored, in reads and writes alike,
+// as the API server does (it clears the field of a written object). The
+// error is an OpError of verb.
 func CheckKey(verb string, gvk schema.GroupVersionKind, namespaced bool, namespace, name string) error {
-	return check(verb, gvk, namespaced, namespace, name, false)
-}
-
-// CheckObject validates the namespace and name in an object's metadata for
-// a write: as CheckKey, and a cluster-scoped object must have no
-// namespace, which the API server would otherwise drop without a word.
-func CheckObject(verb string, gvk schema.GroupVersionKind, namespaced bool, namespace, name string) error {
-	return check(verb, gvk, namespaced, namespace, name, true)
-}
-
-func check(verb string, gvk schema.GroupVersionKind, namespaced bool, namespace, name string, object bool) error {
 	var err error
 	switch {
 	case name == "":
@@ -96,8 +85,6 @@ func check(verb string, gvk schema.GroupVersionKind, namespaced bool, namespace,
 	case namespaced && !isDNSLabel(namespace):
 		err = fmt.Errorf("%w %q: a namespace is a lowercase RFC 1123 label "+
 			"(at most 63 of a-z, 0-9 and '-', starting and ending with a letter or digit)", ErrNamespaceInvalid, namespace)
-	case !namespaced && object && namespace != "":
-		err = fmt.Errorf("%w: metadata.namespace is %q; leave it empty", ErrNamespaceNotAllowed, namespace)
 	default:
 		return nil
 	}

@@ -42,7 +42,6 @@ func TestCheck(t *testing.T) {
 		name       string
 		namespaced bool
 		ns, obj    string
-		object     bool
 		want       error
 	}{
 		{name: "ok", namespaced: true, ns: "default", obj: "x"},
@@ -55,12 +54,11 @@ func TestCheck(t *testing.T) {
 		{name: "too long", namespaced: true, ns: "a" + string(make([]byte, 63)), obj: "x", want: ErrNamespaceInvalid},
 		{name: "63 characters", namespaced: true, ns: "a23456789012345678901234567890123456789012345678901234567890123", obj: "x"},
 		{name: "cluster-scoped read ignores a namespace", ns: "default", obj: "x"},
-		{name: "cluster-scoped object with a namespace", ns: "default", obj: "x", object: true, want: ErrNamespaceNotAllowed},
-		{name: "cluster-scoped object", obj: "x", object: true},
+		{name: "cluster-scoped object", obj: "x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := check("get", gvk, tt.namespaced, tt.ns, tt.obj, tt.object)
+			err := CheckKey("get", gvk, tt.namespaced, tt.ns, tt.obj)
 			if tt.want == nil {
 				assert.NoError(t, err)
 				return
