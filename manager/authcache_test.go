@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	authenticationv1 "k8s.io/api/authentication/v1"
 )
 
 func key(s string) authKey { return newKeyWriter().string(s).sum() }
@@ -274,4 +275,22 @@ func TestMetricsAuthOptions(t *testing.T) {
 	assert.Contains(t, err.Error(), "ReviewTimeout -1s is negative")
 	_, err = MetricsAuth(MetricsAuthOptions{CacheSize: -1})(nil, nil)
 	assert.ErrorContains(t, err, "CacheSize")
+}
+
+func TestWithAuthenticatedGroup(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		give authenticationv1.UserInfo
+		want []string
+	}{
+		{"added", authenticationv1.UserInfo{Username: "alice", Groups: []string{"dev"}}, []string{"dev", "system:authenticated"}},
+		{"no groups", authenticationv1.UserInfo{Username: "alice"}, []string{"system:authenticated"}},
+		{"already there", authenticationv1.UserInfo{Username: "alice", Groups: []string{"system:authenticated", "dev"}}, []string{"system:authenticated", "dev"}},
+		{"unauthenticated", authenticationv1.UserInfo{Username: "alice", Groups: []string{"system:unauthenticated"}}, []string{"system:unauthenticated"}},
+		{"anonymous", authenticationv1.UserInfo{Username: "system:anonymous"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, withAuthenticatedGroup(tc.give).Groups)
+		})
+	}
 }

@@ -112,7 +112,8 @@ func (o MetricsAuthOptions) validate() error {
 // The Authorization header's scheme is matched in any case ("Bearer",
 // "bearer"), as the API server does. Without a token it answers 401, with
 // an invalid one 401, without the permission 403; when a review cannot be
-// made it answers 500, never letting the request through. A request let
+// made it answers 500, never letting the request through. The user's
+// groups gain system:authenticated, as on the API server. A request let
 // through reaches the handler without its Authorization header. Serve it
 // over TLS (MetricsOptions.SecureServing) or on loopback: a bearer token
 // sent in the clear can be replayed. This is the kubebuilder scaffold's
@@ -226,8 +227,20 @@ func (a *authFilter) authenticate(ctx context.Context, token string) (authentica
 		if err != nil {
 			return authenticationv1.UserInfo{}, false, fmt.Errorf("token review: %w", err)
 		}
-		return tr.Status.User, tr.Status.Authenticated, nil
+		return withAuthenticatedGroup(tr.Status.User), tr.Status.Authenticated, nil
 	})
+}
+
+// withAuthenticatedGroup adds system:authenticated to u's groups unless u
+// is anonymous or already in system:authenticated or
+// system:unauthenticated, as the API server's delegating authenticator
+// does, so that a permission bound to that group counts.
+func withAuthenticatedGroup(u authenticationv1.UserInfo) authenticationv1.UserInfo {
+	if u.Username == "system:anonymous" || slices.Contains(u.Groups, "system:authenticated") || slices.Contains(u.Groups, "system:unauthenticated") {
+		return u
+	}
+	u.Groups = append(slices.Clip(u.Groups), "system:authenticated")
+	return u
 }
 
 // authorize tells whether u may perform verb on the non-resource path,
