@@ -20,7 +20,6 @@ import (
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
 	"github.com/kubeloop/kubeloop/controller"
-	"github.com/kubeloop/kubeloop/leaderelection"
 	"github.com/kubeloop/kubeloop/manager/healthz"
 	"github.com/kubeloop/kubeloop/sharding"
 	"github.com/kubeloop/kubeloop/webhook"
@@ -42,28 +41,28 @@ type Manager struct {
 	logger     logr.Logger
 	registry   *prometheus.Registry
 	events     *eventRecorders
-	elector    *leaderelection.Elector // nil without leader election; a new one each term (recampaign.go), used by Start's goroutine only
 	healthz    healthz.Handler
 	readyz     healthz.Handler
 
 	metricsFilter MetricsFilter // nil without Options.Metrics.FilterProvider
 
+	// The lifecycle (start.go, phase.go): Start's run loop writes phase
+	// and campaign; the groups and failures have their own locks.
+	phase        atomic.Int32             // a phase
+	electors     func() (elector, error)  // nil without leader election; the next term's elector (recampaign.go)
+	campaign     atomic.Pointer[campaign] // the current term's election; nil without leader election or before Start
+	caches       *group                   // the manager's cache, user-added caches, webhook servers
+	others       *group                   // runnables that need no leadership
+	leaders      *group                   // leader-only runnables
+	failures     *failures                // runnables' errors (failures.go)
 	cachesSynced atomic.Bool
-	elected      chan struct{}
+	elected      chan struct{} // closed when the first term begins
 
+	// mu guards what Add, from any goroutine, and the HTTP servers touch.
 	mu              sync.Mutex
-	started         bool
-	stopping        bool
 	controllerNames map[string]struct{}
-	caches          *group // the manager's cache and user-added caches
-	others          *group // runnables that need no leadership
-	leaders         *group // leader-only runnables
 	extraCaches     []cache.Cache
 	servers         []*server
-	firstErr        error   // the error that stopped the manager
-	stopErrs        []error // errors returned while stopping
-	failed          chan struct{}
-	term            int // leader terms won so far
 
 	webhookMu     sync.Mutex
 	webhookServer *webhook.Server
@@ -93,11 +92,11 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 		registry:        newRegistry(),
 		elected:         make(chan struct{}),
 		controllerNames: make(map[string]struct{}),
-		caches:          newGroup("caches"),
-		others:          newGroup("runnables"),
-		leaders:         newGroup("leader-only runnables"),
-		failed:          make(chan struct{}),
+		failures:        newFailures(opts.Logger),
 	}
+	m.caches = newGroup("caches", m.fail)
+	m.others = newGroup("runnables", m.fail)
+	m.leaders = newGroup("leader-only runnables", m.fail)
 
 	// Every request of the manager goes through one instrumented config
 	// and one HTTP client (one connection pool).
@@ -147,7 +146,7 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 	m.events = newEventRecorders(m.scheme, evc, m.logger)
 
 	if opts.LeaderElection {
-		if m.elector, err = m.newElector(opts.LeaderElectionIdentity); err != nil { // recampaign.go
+		if m.electors, err = m.leaseElectors(); err != nil { // recampaign.go
 			return nil, err
 		}
 	}

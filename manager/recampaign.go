@@ -2,17 +2,44 @@ package manager
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"slices"
-	"sort"
-	"time"
 
 	"github.com/kubeloop/kubeloop/leaderelection"
 )
 
+// elector is what the run loop needs of a leaderelection.Elector; the
+// lifecycle tests give a fake.
+type elector interface {
+	Run(ctx context.Context) error
+	Elected() <-chan struct{}
+	IsLeader() bool
+	Release(ctx context.Context)
+}
+
+var _ elector = (*leaderelection.Elector)(nil)
+
+// leaseElectors returns the manager's source of electors, one per term (a
+// leaderelection.Elector runs once): the first is built now, so that New
+// reports bad election options, the later ones with its identity.
+func (m *Manager) leaseElectors() (func() (elector, error), error) {
+	first, err := m.newElector(m.opts.LeaderElectionIdentity)
+	if err != nil {
+		return nil, err
+	}
+	identity := first.Identity()
+	next := elector(first)
+	return func() (elector, error) {
+		if e := next; e != nil {
+			next = nil
+			return e, nil
+		}
+		return m.newElector(identity)
+	}, nil
+}
+
 // newElector returns an elector for the manager's lease with the given
-// holder identity ("" for the default). The manager builds one for each
-// term: a leaderelection.Elector runs once.
+// holder identity ("" for the default).
 func (m *Manager) newElector(identity string) (*leaderelection.Elector, error) {
 	o := m.opts
 	e, err := leaderelection.New(m.cfg, leaderelection.Options{
@@ -38,82 +65,173 @@ func (m *Manager) newElector(identity string) (*leaderelection.Elector, error) {
 	return e, nil
 }
 
-// recampaign follows the loss of the lease (lost, wrapping
-// leaderelection.ErrLeaderElectionLost) when LeaderElectionRecampaign is
-// set. The elector has already stopped leading: RenewDeadline after its
-// last renewal, before any standby may take over. recampaign cancels the
-// leader-only runnables of the term and waits for every one to return,
-// within GracefulShutdownTimeout; the caches and the other runnables keep
-// running. It then makes a new elector with the same identity and runs it,
-// and returns its Elected channel and Run's result channel; Start starts
-// the leader-only runnables again on winning.
+// holdsLease reports whether this manager leads right now by its lease:
+// with leader election, whether the current term's elector holds the
+// Lease and renewed it less than RenewDeadline ago
+// (leaderelection.Elector.IsLeader); without it, always (there is no lease
+// to lose). Any goroutine may ask; it makes no request.
 //
-// It returns nil channels and a nil error when ctx ended or a runnable
-// failed meanwhile (Start's loop then shuts down), and an error wrapping
-// lost when the runnables did not return in time: campaigning while one
-// of them may still act could make two leaders, so the manager stops.
-func (m *Manager) recampaign(ctx context.Context, st *stopState, lost error) (<-chan struct{}, chan error, error) {
-	m.mu.Lock()
-	term := m.term
-	g := m.leaders
-	// Adds from now on wait for the next term (and the WaitGroup is not
-	// added to while it is waited on).
-	g.started = false
-	m.mu.Unlock()
-	if st.cancelElection != nil {
-		st.cancelElection() // the old elector returned; free its context
+// It is the question a fenced write asks just before it is sent (issue
+// 29: the manager's client, used by a gated reconcile or a leader-only
+// runnable, checks the fence before each write). It deliberately differs
+// from currentPhase() == phaseLeading: during a graceful stop the
+// leader-only runnables finish their work while the lease is still held
+// (it is released only after they returned), and between a lost lease
+// and the loop's move to standby the phase still says leading while the
+// lease does not.
+func (m *Manager) holdsLease() bool {
+	if m.electors == nil {
+		return true
 	}
-	m.logger.Info("lost the lease; stopping the leader-only runnables, keeping the caches, to campaign again", "term", term)
-	m.cancelGroup(g)
+	c := m.campaign.Load()
+	return c != nil && c.e.IsLeader()
+}
 
-	returned := make(chan struct{})
-	go func() {
-		g.wg.Wait()
-		close(returned)
-	}()
-	var timeout <-chan time.Time
-	if d := m.opts.GracefulShutdownTimeout; d >= 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		timeout = t.C
+// campaign is one elector's Run in a goroutine. e is set once; the other
+// fields belong to the run loop.
+type campaign struct {
+	e      elector
+	cancel context.CancelFunc
+	done   chan error // Run's result, received once
+	ended  bool       // done was received
+}
+
+// beginCampaign begins a campaign with the next elector and makes it the
+// current one (holdsLease asks it).
+func (l *lifecycle) beginCampaign() error {
+	e, err := l.m.electors()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(l.base)
+	c := &campaign{e: e, cancel: cancel, done: make(chan error, 1)}
+	go func() { c.done <- e.Run(ctx) }()
+	l.m.campaign.Store(c)
+	return nil
+}
+
+// received notes that c's Run returned err.
+func (c *campaign) received(err error) error {
+	c.ended = true
+	c.cancel() // free the context
+	return err
+}
+
+// stop cancels the campaign and waits until Run returned or ctx ended; it
+// returns Run's error, if any.
+func (c *campaign) stop(ctx context.Context) error {
+	c.cancel()
+	if c.ended {
+		return nil
 	}
 	select {
-	case <-returned:
-	case <-timeout:
-		m.mu.Lock()
-		var still []string
-		for e := range g.running {
-			still = append(still, e.name)
-		}
-		m.mu.Unlock()
-		sort.Strings(still)
-		return nil, nil, fmt.Errorf("%w; leader-only runnables of term %d still running after %s, not campaigning again: %v",
-			lost, term, m.opts.GracefulShutdownTimeout, still)
+	case err := <-c.done:
+		return c.received(err)
 	case <-ctx.Done():
-		return nil, nil, nil
-	case <-m.failed:
-		return nil, nil, nil
+		return nil
 	}
+}
 
-	m.mu.Lock()
-	if m.stopping {
-		m.mu.Unlock()
-		return nil, nil, nil
+// standby waits for the current campaign: won (→ leading), ended (see
+// campaignEnded) or the run's end (→ stopping). Without leader election it
+// passes to leading at once.
+func (l *lifecycle) standby() phase {
+	c := l.m.campaign.Load()
+	if c == nil {
+		return phaseLeading
 	}
-	g.ctx, g.cancel = context.WithCancel(st.base)
-	g.pending = slices.Clone(g.members) // every leader-only runnable, those added meanwhile included
-	n := len(g.pending)
-	m.mu.Unlock()
+	select {
+	case <-c.e.Elected():
+		select {
+		case err := <-c.done: // won, but already lost again
+			return l.campaignEnded(c.received(err))
+		default:
+			return phaseLeading
+		}
+	case err := <-c.done:
+		return l.campaignEnded(c.received(err))
+	case <-l.live.Done():
+		return l.ended()
+	}
+}
 
-	e, err := m.newElector(m.elector.Identity())
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w; campaign again: %w", lost, err)
+// lead starts the term's leader-only runnables, then waits for the
+// campaign's end (the lease is lost; see campaignEnded) or the run's end
+// (→ stopping).
+func (l *lifecycle) lead() phase {
+	m := l.m
+	c := m.campaign.Load()
+	var done chan error
+	if c != nil {
+		l.term++
+		m.logger.Info("elected leader; starting leader-only runnables", "term", l.term)
+		done = c.done
 	}
-	m.elector = e
-	electionCtx, cancel := context.WithCancel(st.base)
-	done := make(chan error, 1)
-	st.cancelElection, st.electionDone = cancel, done
-	go func() { done <- e.Run(electionCtx) }()
-	m.logger.Info("leader-only runnables of the lost term returned; campaigning again", "term", term, "runnables", n)
-	return e.Elected(), done, nil
+	m.leaders.start(l.base)
+	select {
+	case <-m.elected: // a later term
+	default:
+		close(m.elected)
+	}
+	select {
+	case err := <-done:
+		return l.campaignEnded(c.received(err))
+	case <-l.live.Done():
+		return l.ended()
+	}
+}
+
+// campaignEnded follows the end of the current campaign's Run with err:
+// with LeaderElectionRecampaign and a lost lease, the re-campaign (→
+// standby); otherwise a failure (→ stopping; a lost lease cancels every
+// context at once).
+func (l *lifecycle) campaignEnded(err error) phase {
+	if err == nil {
+		err = errors.New("leader election ended unexpectedly")
+	}
+	lost := errors.Is(err, leaderelection.ErrLeaderElectionLost)
+	if lost && l.m.opts.LeaderElectionRecampaign {
+		next, rerr := l.recampaign(err)
+		if rerr == nil {
+			return next
+		}
+		err = rerr
+	}
+	l.lost = lost
+	l.m.fail(fmt.Errorf("manager: %w", err))
+	return phaseStopping
+}
+
+// recampaign is the leading → standby transition after the lease was lost
+// (lost wraps leaderelection.ErrLeaderElectionLost). The elector has
+// already stopped leading: RenewDeadline after its last renewal, before
+// any standby may take over. recampaign stops the term's leader-only
+// runnables and waits for every one to return, within
+// GracefulShutdownTimeout; the caches and the other runnables keep
+// running. Then every leader-only runnable, those added meanwhile
+// included, is made pending for the next term, and a new elector with the
+// same identity campaigns.
+//
+// It returns stopping when the run ended meanwhile, and an error wrapping
+// lost when the runnables did not return in time: campaigning while one
+// of them may still act could make two leaders, so the manager stops.
+func (l *lifecycle) recampaign(lost error) (phase, error) {
+	m := l.m
+	m.logger.Info("lost the lease; stopping the leader-only runnables, keeping the caches, to campaign again", "term", l.term)
+	ctx, cancel := m.grace(l.live)
+	defer cancel()
+	still := m.leaders.stop(ctx)
+	if l.live.Err() != nil {
+		return l.ended(), nil
+	}
+	if len(still) > 0 {
+		return phaseStopping, fmt.Errorf("%w; leader-only runnables of term %d still running after %s, not campaigning again: %v",
+			lost, l.term, m.opts.GracefulShutdownTimeout, still)
+	}
+	n := m.leaders.restart()
+	if err := l.beginCampaign(); err != nil {
+		return phaseStopping, fmt.Errorf("%w; campaign again: %w", lost, err)
+	}
+	m.logger.Info("leader-only runnables of the lost term returned; campaigning again", "term", l.term, "runnables", n)
+	return phaseStandby, nil
 }
