@@ -120,49 +120,13 @@ func (q *Queue[K]) raise(id int32, prio int) {
 	q.pushReady(id)
 }
 
-// links is a doubly linked list of key slots, chained through their prev
-// and next fields: a bucket's ready keys, the keys in flight, the retired
-// keys. A slot is in at most one of them at a time.
-type links struct{ head, tail int32 }
-
-// noLinks is an empty list.
-var noLinks = links{head: none, tail: none}
-
-// pushBack appends slot id to l.
-func (q *Queue[K]) pushBack(l *links, id int32) {
-	e := q.at(id)
-	e.prev, e.next = l.tail, none
-	if l.tail != none {
-		q.at(l.tail).next = id
-	} else {
-		l.head = id
-	}
-	l.tail = id
-}
-
-// unlink removes slot id from l.
-func (q *Queue[K]) unlink(l *links, id int32) {
-	e := q.at(id)
-	if e.prev != none {
-		q.at(e.prev).next = e.next
-	} else {
-		l.head = e.next
-	}
-	if e.next != none {
-		q.at(e.next).prev = e.prev
-	} else {
-		l.tail = e.prev
-	}
-	e.prev, e.next = none, none
-}
-
 // startProcessing marks a key handed out at time now (-1: read the clock
 // if needed) and records how long it waited.
 func (q *Queue[K]) startProcessing(id int32, now int64) {
 	e := q.at(id)
 	e.flags = fProcessing
 	q.inflight++
-	q.pushBack(&q.proc, id)
+	q.pushBack(&q.proc, byArrival, id)
 	if q.metrics == nil {
 		return
 	}
@@ -192,7 +156,7 @@ func (q *Queue[K]) inFlight(key K) int32 {
 		if q.at(id).key == key {
 			return id
 		}
-		id = q.at(id).next
+		id = q.next(byArrival, id)
 	}
 	id, ok := q.index[key]
 	if !ok || q.at(id).flags&fProcessing == 0 {
@@ -202,7 +166,7 @@ func (q *Queue[K]) inFlight(key K) int32 {
 }
 
 // unlinkProcessing removes a key from the processing list.
-func (q *Queue[K]) unlinkProcessing(id int32) { q.unlink(&q.proc, id) }
+func (q *Queue[K]) unlinkProcessing(id int32) { q.unlink(&q.proc, byArrival, id) }
 
 // startStamping starts recording enqueue times, needed once keys of
 // several priorities compete; keys already pending count from now.
@@ -221,22 +185,7 @@ func (q *Queue[K]) alloc(key K) int32 {
 	if q.idle > 0 && 4*q.idle >= len(q.index) {
 		q.dropIdle()
 	}
-	id := q.free
-	if id != none {
-		q.free = q.at(id).next
-	} else {
-		id = q.slots
-		if c := int(id >> chunkShift); c < len(q.chunks) {
-			q.chunks[c] = append(q.chunks[c], entry[K]{})
-		} else {
-			n := chunkSize
-			if c == 0 {
-				n = 8 // grown by append, up to chunkSize
-			}
-			q.chunks = append(q.chunks, make([]entry[K], 1, n))
-		}
-		q.slots++
-	}
+	id := q.newSlot()
 	*q.at(id) = fresh(key)
 	if q.expected > 0 && len(q.index) >= expectAt {
 		q.growIndex()
@@ -261,7 +210,7 @@ func (q *Queue[K]) growIndex() {
 
 // fresh returns the state of a key just added: linked into nothing.
 func fresh[K comparable](key K) entry[K] {
-	return entry[K]{key: key, prev: none, next: none, tprev: none, tnext: none, heap: none, bucket: none, group: none}
+	return entry[K]{key: key, links: [chains]link{{none, none}, {none, none}}, heap: none, bucket: none, group: none}
 }
 
 // retire sets aside the state of a key that Done left neither pending nor
@@ -274,7 +223,7 @@ func fresh[K comparable](key K) entry[K] {
 // without deleting any (BenchmarkBurstDrain).
 func (q *Queue[K]) retire(id int32) {
 	q.at(id).flags = fIdle
-	q.pushBack(&q.idleKeys, id)
+	q.pushBack(&q.idleKeys, byArrival, id)
 	q.idle++
 	if len(q.index) == q.idle { // empty
 		if q.slots > shrinkAbove {
@@ -287,7 +236,7 @@ func (q *Queue[K]) retire(id int32) {
 
 // revive makes the slot of a retired key the state of a new add of key.
 func (q *Queue[K]) revive(id int32, key K) {
-	q.unlink(&q.idleKeys, id)
+	q.unlink(&q.idleKeys, byArrival, id)
 	q.idle--
 	*q.at(id) = fresh(key)
 }
@@ -295,34 +244,17 @@ func (q *Queue[K]) revive(id int32, key K) {
 // dropIdle releases every retired key.
 func (q *Queue[K]) dropIdle() {
 	for id := q.idleKeys.head; id != none; {
-		next := q.at(id).next
+		next := q.next(byArrival, id)
 		q.release(id)
 		id = next
 	}
-	q.idleKeys, q.idle = noLinks, 0
-}
-
-// chunkSize is the number of key slots in a chunk of the slab. The slab
-// grows by chunks, never copying a slot: grown as one slice (by a quarter
-// at a time, past 256 slots), the 100k keys of a cold start's initial list
-// copied about 5 times their 9.6 MB, under the garbage collector's write
-// barriers (BenchmarkBurstDrain, add-ns/key). The first chunk grows as a
-// slice up to chunkSize, so that a small queue stays small.
-const (
-	chunkShift = 10
-	chunkSize  = 1 << chunkShift
-)
-
-// at returns the slot id of the slab.
-func (q *Queue[K]) at(id int32) *entry[K] {
-	return &q.chunks[id>>chunkShift][id&(chunkSize-1)]
+	q.idleKeys, q.idle = emptyList, 0
 }
 
 // release forgets the state of a key that is neither pending nor in flight.
 func (q *Queue[K]) release(id int32) {
 	delete(q.index, q.at(id).key)
-	*q.at(id) = entry[K]{next: q.free}
-	q.free = id
+	q.freeSlot(id)
 }
 
 // shrinkAbove is the number of key slots above which a queue that has
@@ -336,9 +268,8 @@ const shrinkAbove = 4096
 // pays cache misses to find them.
 func (q *Queue[K]) shrink() {
 	q.index = make(map[K]int32)
-	q.chunks, q.slots = nil, 0
-	q.free = none
-	q.idleKeys, q.idle = noLinks, 0
+	q.dropAll()
+	q.idleKeys, q.idle = emptyList, 0
 }
 
 // addDepth moves the count of ready and dirty keys by delta (±1).

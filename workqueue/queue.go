@@ -60,13 +60,10 @@ const none int32 = -1
 // entry is the state of one key, kept in a slab and linked by index.
 type entry[K comparable] struct {
 	key      K
-	prev     int32 // bucket arrival list, or the processing list
-	next     int32
-	tprev    int32 // fairness group list
-	tnext    int32
-	heap     int32 // index in the delay heap
-	bucket   int32 // bucket while ready
-	group    int32 // fairness group while ready
+	links    [chains]link // byArrival: a bucket, in flight or retired; byGroup: a fairness group
+	heap     int32        // index in the delay heap
+	bucket   int32        // bucket while ready
+	group    int32        // fairness group while ready
 	flags    uint8
 	prio     int   // priority of the pending add
 	enqueued int64 // when the key became pending (ns since the queue's base)
@@ -84,11 +81,9 @@ type waiter[K comparable] struct {
 // Queue is a de-duplicating, stingy, delaying, rate-limiting priority
 // queue of keys. See the package documentation for its guarantees.
 type Queue[K comparable] struct {
-	mu     sync.Mutex
-	index  map[K]int32
-	chunks [][]entry[K] // the slab of key slots, by chunks of chunkSize
-	slots  int32        // slots in the slab
-	free   int32
+	mu      sync.Mutex
+	index   map[K]int32
+	slab[K] // the state of the keys, by slot
 
 	readySet // ready keys by priority
 	heap     []int32
@@ -99,10 +94,10 @@ type Queue[K comparable] struct {
 	pool       sync.Pool
 	inflight   int
 	startedSum int64
-	proc       links // the keys in flight, oldest first
+	proc       list  // the keys in flight, oldest first
 	idle       int   // retired keys still in the index
 	expected   int   // keys announced by Expect, not yet made room for
-	idleKeys   links // the retired keys
+	idleKeys   list  // the retired keys
 	stamp      bool  // record enqueue times (metrics or several priorities)
 	addsReady  uint8 // whether each of the last 8 Adds needed the time, a bit each
 	shutdown   bool
@@ -135,9 +130,9 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 	}
 	q := &Queue[K]{
 		index:    make(map[K]int32),
-		free:     none,
-		proc:     noLinks,
-		idleKeys: noLinks,
+		slab:     slab[K]{free: none},
+		proc:     emptyList,
+		idleKeys: emptyList,
 		rl:       opts.RateLimiter,
 		base:     time.Now(),
 		ageAfter: int64(opts.AgeAfter),

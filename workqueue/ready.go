@@ -9,7 +9,7 @@ const maxIdleBuckets = 8
 
 type bucket struct {
 	prio   int
-	links  // arrival order, oldest first
+	list   // arrival order, oldest first, by chain byArrival
 	n      int
 	groups map[string]int32 // fairness groups by name
 	rr     ring             // groups in round-robin order; empty ones lazily dropped
@@ -17,8 +17,7 @@ type bucket struct {
 
 type group struct {
 	name string
-	head int32
-	tail int32
+	list // arrival order, oldest first, by chain byGroup
 	n    int
 }
 
@@ -58,7 +57,7 @@ func (r *readySet) bucketFor(prio int) int32 {
 		r.buckets = append(r.buckets, bucket{})
 		b = int32(len(r.buckets) - 1)
 	}
-	r.buckets[b] = bucket{prio: prio, links: noLinks}
+	r.buckets[b] = bucket{prio: prio, list: emptyList}
 	r.order = append(r.order, 0)
 	copy(r.order[i+1:], r.order[i:])
 	r.order[i] = b
@@ -97,7 +96,7 @@ func (q *Queue[K]) pushReady(id int32) {
 	e := q.at(id)
 	e.flags |= fReady
 	e.bucket = b
-	q.pushBack(&bk.links, id)
+	q.pushBack(&bk.list, byArrival, id)
 	if bk.n == 0 {
 		q.nonEmpty++
 	}
@@ -121,7 +120,7 @@ func (q *Queue[K]) pushGroup(bk *bucket, id int32) {
 			q.groups = append(q.groups, group{})
 			g = int32(len(q.groups) - 1)
 		}
-		q.groups[g] = group{name: name, head: none, tail: none}
+		q.groups[g] = group{name: name, list: emptyList}
 		if bk.groups == nil {
 			bk.groups = make(map[string]int32)
 		}
@@ -130,13 +129,7 @@ func (q *Queue[K]) pushGroup(bk *bucket, id int32) {
 	}
 	gr := &q.groups[g]
 	e.group = g
-	e.tprev, e.tnext = gr.tail, none
-	if gr.tail != none {
-		q.at(gr.tail).tnext = id
-	} else {
-		gr.head = id
-	}
-	gr.tail = id
+	q.pushBack(&gr.list, byGroup, id)
 	gr.n++
 }
 
@@ -144,21 +137,12 @@ func (q *Queue[K]) pushGroup(bk *bucket, id int32) {
 func (q *Queue[K]) unlinkReady(id int32) {
 	e := q.at(id)
 	bk := &q.buckets[e.bucket]
-	q.unlink(&bk.links, id)
+	q.unlink(&bk.list, byArrival, id)
 	if e.group != none {
 		gr := &q.groups[e.group]
-		if e.tprev != none {
-			q.at(e.tprev).tnext = e.tnext
-		} else {
-			gr.head = e.tnext
-		}
-		if e.tnext != none {
-			q.at(e.tnext).tprev = e.tprev
-		} else {
-			gr.tail = e.tprev
-		}
+		q.unlink(&gr.list, byGroup, id)
 		gr.n--
-		e.group, e.tprev, e.tnext = none, none, none
+		e.group = none
 	}
 	e.flags &^= fReady
 	b := e.bucket

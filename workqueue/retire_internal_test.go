@@ -21,9 +21,9 @@ func withLock[K comparable](q *Queue[K], f func()) {
 func checkIdle(t *testing.T, q *Queue[string]) {
 	t.Helper()
 	n, prev := 0, none
-	for id := q.idleKeys.head; id != none; id = q.at(id).next {
+	for id := q.idleKeys.head; id != none; id = q.next(byArrival, id) {
 		require.Equal(t, fIdle, q.at(id).flags)
-		require.Equal(t, prev, q.at(id).prev)
+		require.Equal(t, prev, q.at(id).links[byArrival].prev)
 		require.Equal(t, id, q.index[q.at(id).key], "a retired key stays indexed")
 		prev = id
 		n++
