@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	"github.com/kubeloop/kubeloop/cache/internal/fieldindex"
@@ -315,7 +316,10 @@ func (c *InformerCache) getOrCreate(ctx context.Context, key kindKey) (e *entry,
 		return nil, false, err // names the kind
 	}
 	kc := configFor(c.opts, c.byGVK, key.gvk)
-	ne, err := newEntry(key, mapping, kc, c.lw, transformFor(c.intern, key, kc), c.opts.Scheme, c.log)
+	transform := func(user toolscache.TransformFunc) informer.Transform {
+		return transformFor(c.intern, key, kc.keepManagedFields, user)
+	}
+	ne, err := newEntry(key, mapping, kc, c.lw, transform, c.opts.Scheme, c.log)
 	if err != nil {
 		return nil, false, err
 	}
@@ -636,13 +640,17 @@ func (c *InformerCache) Holds(obj client.Object) bool {
 		return false
 	}
 	kc := configFor(c.opts, c.byGVK, k.gvk)
-	if ns := obj.GetNamespace(); ns != "" && kc.namespaces != nil && !slices.Contains(kc.namespaces, ns) {
+	nc := nsConfig{label: kc.label, field: kc.field}
+	if ns := obj.GetNamespace(); ns != "" {
+		var watched bool
+		if nc, watched = kc.forNamespace(ns); !watched {
+			return false
+		}
+	}
+	if nc.label != nil && !nc.label.Empty() && !nc.label.Matches(labels.Set(obj.GetLabels())) {
 		return false
 	}
-	if kc.label != nil && !kc.label.Empty() && !kc.label.Matches(labels.Set(obj.GetLabels())) {
-		return false
-	}
-	return fieldindex.MatchesMetadata(kc.field, obj)
+	return fieldindex.MatchesMetadata(nc.field, obj)
 }
 
 // Sizes returns what the cache holds: one KindSize per kind, shape and

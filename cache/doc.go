@@ -28,10 +28,14 @@
 // A cache holds one informer per kind and object shape (typed Go structs,
 // *unstructured.Unstructured, and *metav1.PartialObjectMetadata read
 // through the metadata client), so typed and unstructured reads of one kind
-// never collide. With namespaces configured, a namespaced kind has one
-// informer per namespace behind a single Informer.
+// never collide. With namespaces configured (Options.DefaultNamespaces,
+// ByObject.Namespaces: controller-runtime's map of namespace to Config), a
+// namespaced kind has one informer per namespace, each with that
+// namespace's label and field selectors and transform, behind a single
+// Informer; the key AllNamespaces adds one informer for every namespace
+// not listed.
 //
-//	c, err := cache.New(cfg, cache.Options{DefaultNamespaces: []string{"team-a"}})
+//	c, err := cache.New(cfg, cache.Options{DefaultNamespaces: map[string]cache.Config{"team-a": {}}})
 //	// ...
 //	_ = c.IndexField(ctx, &corev1.Pod{}, "spec.nodeName", func(o client.Object) []string {
 //		return []string{o.(*corev1.Pod).Spec.NodeName}

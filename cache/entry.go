@@ -59,19 +59,16 @@ type entry struct {
 }
 
 // newEntry builds the informers of key, of a kind mapped to mapping and
-// configured by kc, listing and watching through f.
-func newEntry(key kindKey, mapping *meta.RESTMapping, kc kindConfig, f listWatchFactory, transform informer.Transform,
-	scheme *runtime.Scheme, log logr.Logger) (*entry, error) {
+// configured by kc, listing and watching through f; transform makes the
+// transform of one informer from its user transform.
+func newEntry(key kindKey, mapping *meta.RESTMapping, kc kindConfig, f listWatchFactory,
+	transform func(user toolscache.TransformFunc) informer.Transform, scheme *runtime.Scheme, log logr.Logger) (*entry, error) {
 	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
-	namespaces := kc.namespaces
-	if !namespaced || namespaces == nil {
-		namespaces = []string{""}
-	}
 	e := &entry{
 		key:        key,
 		mapping:    mapping,
 		namespaced: namespaced,
-		restricted: namespaced && kc.namespaces != nil,
+		restricted: namespaced && kc.restrictedTo(),
 		noCopy:     kc.disableDeepCopy,
 		group:      informer.NewGroup(kinds.String(key.gvk), log.WithValues("kind", kinds.String(key.gvk), "shape", key.shape.String())),
 	}
@@ -80,13 +77,13 @@ func newEntry(key kindKey, mapping *meta.RESTMapping, kc kindConfig, f listWatch
 		return nil, err
 	}
 	prober := listwatch.ProberOf(f)
-	for _, ns := range namespaces {
-		lw, err := f.ListWatch(listwatch.Request{GVK: key.gvk, Shape: key.shape, Mapping: mapping, Namespace: ns,
-			Label: kc.label, Field: kc.field, Strip: !kc.keepManagedFields, Share: kc.transform == nil})
+	for _, nc := range kc.informers(namespaced) {
+		lw, err := f.ListWatch(listwatch.Request{GVK: key.gvk, Shape: key.shape, Mapping: mapping, Namespace: nc.namespace,
+			Label: nc.label, Field: nc.field, Strip: !kc.keepManagedFields, Share: nc.transform == nil})
 		if err != nil {
 			return nil, fmt.Errorf("cache: list-watch of %s: %w", kinds.String(key.gvk), err)
 		}
-		e.group.Add(ns, lw, example, informer.Options{Resync: kc.resync, Transform: transform, Prober: prober}, kc.streamingList)
+		e.group.Add(nc.namespace, lw, example, informer.Options{Resync: kc.resync, Transform: transform(nc.transform), Prober: prober}, kc.streamingList)
 	}
 	return e, nil
 }
@@ -98,6 +95,9 @@ func (e *entry) informerFor(ns string) (*informer.NS, error) {
 	}
 	if n, ok := e.group.For(ns); ok {
 		return n, nil
+	}
+	if n, ok := e.group.For(AllNamespaces); ok {
+		return n, nil // the informer of every namespace not listed
 	}
 	var watched []string
 	for _, n := range e.group.All() {

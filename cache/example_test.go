@@ -19,7 +19,7 @@ func ExampleNew() {
 	defer cancel()
 	cfg := &rest.Config{Host: "https://127.0.0.1:6443"}
 
-	c, err := cache.New(cfg, cache.Options{DefaultNamespaces: []string{"team-a"}})
+	c, err := cache.New(cfg, cache.Options{DefaultNamespaces: map[string]cache.Config{"team-a": {}}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -68,7 +68,7 @@ func TestInitialListModes(t *testing.T) {
 			c2.Wrap(func(rt http.RoundTripper) http.RoundTripper { log.next = rt; return log })
 			httpClient, err := rest.HTTPClientFor(c2)
 			require.NoError(t, err)
-			c := startCache(t, c2, cache.Options{DefaultNamespaces: []string{ns}, HTTPClient: httpClient, InitialList: mode})
+			c := startCache(t, c2, cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}, HTTPClient: httpClient, InitialList: mode})
 			ctx := ctxTimeout(t, time.Minute)
 
 			var list corev1.ConfigMapList
@@ -105,7 +105,7 @@ func TestSyncPeriodResync(t *testing.T) {
 	ns := newNamespace(t)
 	createConfigMaps(t, ns, "cm", 3, nil)
 	period := 200 * time.Millisecond
-	c := startCache(t, cfg, cache.Options{DefaultNamespaces: []string{ns}, SyncPeriod: &period})
+	c := startCache(t, cfg, cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}, SyncPeriod: &period})
 	ctx := ctxTimeout(t, time.Minute)
 	inf, err := c.GetInformer(ctx, &corev1.ConfigMap{})
 	require.NoError(t, err)

@@ -42,11 +42,16 @@ type Options struct {
 	// logr.FromSlogHandler(slog.DiscardHandler).
 	Logger logr.Logger
 
-	// DefaultNamespaces restricts namespaced kinds to these namespaces:
-	// one informer per namespace, reads elsewhere fail with
-	// ErrNamespaceNotCached. Nil or empty means every namespace (one
-	// cluster-wide informer). Cluster-scoped kinds are always cluster-wide.
-	DefaultNamespaces []string
+	// DefaultNamespaces restricts namespaced kinds to the namespaces it
+	// has as keys, controller-runtime's shape: one informer per namespace,
+	// each with its Config (a nil field of which means the kind's
+	// setting); reads elsewhere fail with ErrNamespaceNotCached. The key
+	// AllNamespaces stands for every namespace not listed (alone: the
+	// whole cluster, with that Config). Nil or empty means every namespace
+	// (one cluster-wide informer). Cluster-scoped kinds are always
+	// cluster-wide. Keys must be namespace names; Config's
+	// UnsafeDisableDeepCopy must be nil.
+	DefaultNamespaces map[string]Config
 	// DefaultLabelSelector filters every list and watch on the server. Nil
 	// means everything.
 	DefaultLabelSelector labels.Selector
@@ -129,10 +134,11 @@ func (m InitialList) String() string {
 // ByObject is the cache configuration of one kind. Every field's zero
 // value means "use the cache-wide default".
 type ByObject struct {
-	// Namespaces restricts the kind to these namespaces. Nil means
-	// Options.DefaultNamespaces; an empty non-nil slice means every
-	// namespace.
-	Namespaces []string
+	// Namespaces restricts the kind to the namespaces it has as keys, each
+	// with its Config, as Options.DefaultNamespaces does. Nil means
+	// Options.DefaultNamespaces; an empty non-nil map means every
+	// namespace. Ignored for a cluster-scoped kind.
+	Namespaces map[string]Config
 	// Label filters the kind on the server. Nil means
 	// Options.DefaultLabelSelector.
 	Label labels.Selector
@@ -154,7 +160,7 @@ type ByObject struct {
 
 // kindConfig is the resolved configuration of one kind.
 type kindConfig struct {
-	namespaces        []string // nil: cluster-wide
+	namespaces        map[string]Config // nil: cluster-wide (config.go)
 	label             labels.Selector
 	field             fields.Selector
 	transform         toolscache.TransformFunc
@@ -192,11 +198,7 @@ func (opts Options) resolveByObject() (map[schema.GroupVersionKind]ByObject, err
 	if opts.SyncPeriod != nil && *opts.SyncPeriod < 0 {
 		errs = append(errs, fmt.Errorf("cache: SyncPeriod %s is negative", *opts.SyncPeriod))
 	}
-	for _, ns := range opts.DefaultNamespaces {
-		if ns == "" {
-			errs = append(errs, errors.New("cache: DefaultNamespaces has an empty namespace; leave DefaultNamespaces nil to watch every namespace"))
-		}
-	}
+	errs = append(errs, validateNamespaces("DefaultNamespaces", opts.DefaultNamespaces)...)
 	byGVK := make(map[schema.GroupVersionKind]ByObject, len(opts.ByObject))
 	for obj, bo := range opts.ByObject {
 		gvk, err := apiutil.GVKForObject(obj, opts.Scheme)
@@ -208,11 +210,7 @@ func (opts Options) resolveByObject() (map[schema.GroupVersionKind]ByObject, err
 			errs = append(errs, fmt.Errorf("cache: ByObject has %s twice", kinds.String(gvk)))
 			continue
 		}
-		for _, ns := range bo.Namespaces {
-			if ns == "" {
-				errs = append(errs, fmt.Errorf("cache: ByObject %s has an empty namespace", kinds.String(gvk)))
-			}
-		}
+		errs = append(errs, validateNamespaces("ByObject["+kinds.String(gvk)+"].Namespaces", bo.Namespaces)...)
 		byGVK[gvk] = bo
 	}
 	return byGVK, errors.Join(errs...)

@@ -30,7 +30,7 @@ func TestSyncThousandsAndInitialListEvents(t *testing.T) {
 	createConfigMaps(t, ns, "cm", n, func(i int, cm *corev1.ConfigMap) {
 		cm.Data = map[string]string{"i": fmt.Sprint(i)}
 	})
-	c := startCache(t, cfg, cache.Options{DefaultNamespaces: []string{ns}})
+	c := startCache(t, cfg, cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}})
 	ctx := ctxTimeout(t, time.Minute)
 
 	inf, err := c.GetInformer(ctx, &corev1.ConfigMap{})
@@ -141,10 +141,10 @@ func TestNamespacesAndLabelSelectors(t *testing.T) {
 		require.NoError(t, err)
 	}
 	c := startCache(t, cfg, cache.Options{
-		DefaultNamespaces: []string{nsA, nsB},
+		DefaultNamespaces: map[string]cache.Config{nsA: {}, nsB: {}},
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.ConfigMap{}: {Label: labels.SelectorFromSet(labels.Set{"team": "blue"})},
-			&corev1.Secret{}:    {Namespaces: []string{nsC}},
+			&corev1.Secret{}:    {Namespaces: map[string]cache.Config{nsC: {}}},
 		},
 	})
 	ctx := ctxTimeout(t, time.Minute)

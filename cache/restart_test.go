@@ -23,7 +23,7 @@ import (
 func TestRemoveInformerLeavesNoGoroutine(t *testing.T) {
 	ns := newNamespace(t)
 	createConfigMaps(t, ns, "cm", 3, nil)
-	c := startCache(t, cfg, cache.Options{DefaultNamespaces: []string{ns}})
+	c := startCache(t, cfg, cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}})
 	ctx := ctxTimeout(t, time.Minute)
 	// Warm up the shared HTTP connection, whose goroutines outlive any
 	// one informer.
@@ -70,7 +70,7 @@ func TestHealthyNamesForbiddenKind(t *testing.T) {
 	bob, err := env.AddUser(envtest.User{Name: "bob-" + ns})
 	require.NoError(t, err)
 
-	c := startCache(t, bob, cache.Options{DefaultNamespaces: []string{ns}})
+	c := startCache(t, bob, cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}})
 	_, err = c.GetInformer(ctx, &corev1.ConfigMap{})
 	require.NoError(t, err)
 	_, err = c.GetInformer(ctx, &corev1.Secret{})
@@ -105,7 +105,7 @@ func TestHealthyNamesForbiddenKind(t *testing.T) {
 func TestConvergesAfterAPIServerRestart(t *testing.T) {
 	ns := newNamespace(t)
 	createConfigMaps(t, ns, "cm", 20, nil)
-	c := startCache(t, cfg, cache.Options{DefaultNamespaces: []string{ns}})
+	c := startCache(t, cfg, cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}})
 	ctx := ctxTimeout(t, 2*time.Minute)
 	_, err := c.GetInformer(ctx, &corev1.ConfigMap{})
 	require.NoError(t, err)

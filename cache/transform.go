@@ -5,6 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubeloop/kubeloop/cache/internal/informer"
 	"github.com/kubeloop/kubeloop/cache/internal/intern"
@@ -19,10 +20,8 @@ import (
 // that version's maps, other equal label and annotation maps are one map,
 // and a workload's Pods share their equal sub-structures. It is
 // idempotent, as client-go requires.
-func transformFor(in *intern.Interner, key kindKey, kc kindConfig) informer.Transform {
+func transformFor(in *intern.Interner, key kindKey, keep bool, user toolscache.TransformFunc) informer.Transform {
 	apiVersion, kind := key.gvk.ToAPIVersionAndKind()
-	user := kc.transform
-	keep := kc.keepManagedFields
 	// Values shared between objects must never be modified; a user
 	// transform might modify the object in place.
 	share := user == nil

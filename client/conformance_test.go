@@ -45,7 +45,7 @@ func backends() []backend {
 			crds.Add(clusterWidgetGVK, meta.RESTScopeRoot)
 			return fake.NewClientBuilder().
 				WithRESTMapper(crds).
-				WithStatusSubresource(&appsv1.Deployment{}, &corev1.Pod{}, newWidget("", "")).
+				WithStatusSubresource(&appsv1.Deployment{}, &corev1.Pod{}, &corev1.Namespace{}, newWidget("", "")).
 				Build()
 		}},
 	}
@@ -65,6 +65,7 @@ func TestConformance(t *testing.T) {
 	cases = append(cases, patchCases()...)
 	cases = append(cases, applyCases()...)
 	cases = append(cases, badInputCases()...)
+	cases = append(cases, scopeCases()...)
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
 			c := b.new(t)

@@ -227,7 +227,7 @@ func TestReadYourOwnWritesOutsideNamespaces(t *testing.T) {
 	other, err := client.New(restConfig, client.Options{})
 	require.NoError(t, err)
 	watched := newNamespace(t, t.Context(), other)
-	env := newRYOWEnv(t, 0, cache.Options{DefaultNamespaces: []string{watched}})
+	env := newRYOWEnv(t, 0, cache.Options{DefaultNamespaces: map[string]cache.Config{watched: {}}})
 	ctx := t.Context()
 	cm := newConfigMap(env.ns, "elsewhere", nil) // env.ns is not watched
 	require.NoError(t, env.c.Create(ctx, cm))

@@ -355,3 +355,45 @@ func TestNewCacheOptionsErrors(t *testing.T) {
 	_, err = client.New(nil, client.Options{})
 	assert.ErrorContains(t, err, "rest.Config is nil")
 }
+
+// absentCache answers NotFound to every Get: a cache that never catches up.
+type absentCache struct{}
+
+func (absentCache) Get(_ context.Context, key client.ObjectKey, _ client.Object, _ ...client.GetOption) error {
+	return apierrors.NewNotFound(schema.GroupResource{Resource: "things"}, key.Name)
+}
+
+func (absentCache) List(context.Context, client.ObjectList, ...client.ListOption) error { return nil }
+
+// TestReadYourOwnWritesOfClusterScopedIgnoresNamespace: a write of a
+// cluster-scoped object is remembered without the namespace the caller
+// set, so a Get with or without one in its key reads it back.
+func TestReadYourOwnWritesOfClusterScopedIgnoresNamespace(t *testing.T) {
+	ctx := t.Context()
+	server := fake.NewClientBuilder().Build()
+	var liveGets atomic.Int32
+	live := interceptor.NewClient(server, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.Client, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			liveGets.Add(1)
+			return c.Get(ctx, key, obj, opts...)
+		},
+	})
+	c, err := client.NewCachedForTest(live, client.CacheOptions{Reader: absentCache{}, ReadYourOwnWritesTimeout: 20 * time.Millisecond})
+	require.NoError(t, err)
+
+	for _, key := range []client.ObjectKey{{Namespace: "x", Name: "n1"}, {Name: "n2"}} {
+		require.NoError(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: "x"}}))
+		for _, read := range []client.ObjectKey{{Namespace: "x", Name: key.Name}, {Name: key.Name}, {Namespace: "y", Name: key.Name}} {
+			before := liveGets.Load()
+			var got corev1.Namespace
+			require.NoError(t, c.Get(ctx, read, &got), "read %v after a write of %v", read, key)
+			assert.Equal(t, before+1, liveGets.Load(), "read from the API server once the cache timed out")
+		}
+	}
+	// A Delete leaves the caller's namespace on the object; it is
+	// remembered without it too.
+	require.NoError(t, c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "n1", Namespace: "x"}}))
+	before := liveGets.Load()
+	assert.True(t, apierrors.IsNotFound(c.Get(ctx, client.ObjectKey{Name: "n1"}, &corev1.Namespace{})))
+	assert.Equal(t, before, liveGets.Load(), "a remembered delete: the cache's NotFound is right")
+}

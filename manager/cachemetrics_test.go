@@ -81,7 +81,7 @@ func TestCacheSizeMetricsAndDebugEndpoint(t *testing.T) {
 	}
 
 	mgr := newManager(t, restConfig, manager.Options{
-		Cache:   cache.Options{DefaultNamespaces: []string{nsMany, nsFew}},
+		Cache:   cache.Options{DefaultNamespaces: map[string]cache.Config{nsMany: {}, nsFew: {}}},
 		Metrics: manager.MetricsOptions{BindAddress: "127.0.0.1:0"},
 	})
 	ctx := t.Context()

@@ -29,7 +29,7 @@ func TestBuilderControllerRunsInManager(t *testing.T) {
 	require.NoError(t, admin.GetClient().Create(ctx, ns))
 
 	opts := electionOptions(unique("builder-controller"), true)
-	opts.Cache = cache.Options{DefaultNamespaces: []string{ns.Name}}
+	opts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns.Name: {}}}
 	mgr := newManager(t, restConfig, opts)
 	recorder := mgr.GetEventRecorder("stamper")
 	var reconciles atomic.Int32

@@ -127,7 +127,7 @@ func TestRecampaignAfterNetworkCut(t *testing.T) {
 		o := electionOptions(lease, who == "b")
 		o.LeaderElectionIdentity = who
 		o.LeaderElectionRecampaign = who == "a"
-		o.Cache = cache.Options{DefaultNamespaces: []string{ns.Name}}
+		o.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns.Name: {}}}
 		o.GracefulShutdownTimeout = 10 * time.Second
 		return o
 	}

@@ -86,7 +86,7 @@ func TestShardedBuilder(t *testing.T) {
 			LeaseDuration:                 leaseDuration,
 			RenewDeadline:                 renewDeadline,
 			RetryPeriod:                   retryPeriod,
-			Cache:                         cache.Options{DefaultNamespaces: []string{ns}},
+			Cache:                         cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
 			Sharding: sharding.Options{
 				Ring:               ring,
 				Objects:            []client.Object{&corev1.PodTemplate{}},

@@ -66,7 +66,7 @@ func discard() logr.Logger { return logr.FromSlogHandler(slog.NewTextHandler(io.
 func shardOptions(ringName, shard string) manager.Options {
 	return manager.Options{
 		Logger: discard(),
-		Cache:  cache.Options{DefaultNamespaces: []string{objectsNS}},
+		Cache:  cache.Options{DefaultNamespaces: map[string]cache.Config{objectsNS: {}}},
 		Sharding: sharding.Options{
 			Ring:      ringName,
 			Objects:   []client.Object{&corev1.ConfigMap{}},

@@ -43,7 +43,16 @@
 //     out of the selection arrives as ADDED or DELETED. An unread watch
 //     never blocks writers; Stop or the end of its context closes it.
 //   - Reads return deep copies; nothing a caller holds aliases the store.
-//   - Bad input yields the same errors as the real client.
+//   - Bad input yields the same errors as the real client. Build (a
+//     client.WithWatch, as controller-runtime's) never panics: a bad setup
+//     makes every call of its client fail with the error that BuildClient
+//     returns.
+//   - A kind's scope comes from WithRESTMapper's mapper, then the
+//     CustomResourceDefinitions given with WithObjects, then the built-in
+//     kinds; a kind none knows is what each object or key says (namespaced
+//     when it names a namespace), as in controller-runtime's fake. A
+//     namespace on a cluster-scoped kind is ignored on every verb, and
+//     dropped from stored objects, as the API server does.
 //
 // Not modelled: bookmarks and watch-list streaming, admission, defaulting and validation, garbage
 // collection of dependents, and the API server's per-kind field selectors.

@@ -83,7 +83,7 @@ func runTenants(t *testing.T, flood int, fairnessKey func(reconcile.Request) str
 
 	mgr, err := manager.New(cfg, manager.Options{
 		Logger: testenv.Logger(),
-		Cache:  cache.Options{DefaultNamespaces: []string{nsA, nsB}},
+		Cache:  cache.Options{DefaultNamespaces: map[string]cache.Config{nsA: {}, nsB: {}}},
 	})
 	require.NoError(t, err)
 

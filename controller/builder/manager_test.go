@@ -84,7 +84,7 @@ func newManager(t *testing.T, cfg *rest.Config, namespace string) *testManager {
 	mapper, err := apiutil.NewDynamicRESTMapper(cfg, hc)
 	require.NoError(t, err)
 	c, err := cache.New(cfg, cache.Options{Scheme: scheme, Mapper: mapper, HTTPClient: hc,
-		DefaultNamespaces: []string{namespace}, Logger: testLogger(t)})
+		DefaultNamespaces: map[string]cache.Config{namespace: {}}, Logger: testLogger(t)})
 	require.NoError(t, err)
 	cl, err := client.New(cfg, client.Options{Scheme: scheme, Mapper: mapper, HTTPClient: hc,
 		Cache: &client.CacheOptions{Reader: c}})

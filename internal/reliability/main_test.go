@@ -75,7 +75,7 @@ func newManager(t *testing.T, cfg *rest.Config, ns string, opts manager.Options)
 		opts.Logger = quiet()
 	}
 	if ns != "" && opts.Cache.DefaultNamespaces == nil {
-		opts.Cache = cache.Options{DefaultNamespaces: []string{ns}}
+		opts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}
 	}
 	m, err := manager.New(cfg, opts)
 	require.NoError(t, err)

@@ -44,7 +44,7 @@ func TestShutdownDuringCachedGetLogsNoError(t *testing.T) {
 
 	mgr, err := manager.New(proxy.Config(), manager.Options{
 		Logger: logger,
-		Cache:  cache.Options{DefaultNamespaces: []string{ns}},
+		Cache:  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
 	})
 	require.NoError(t, err)
 	inGet := make(chan struct{})

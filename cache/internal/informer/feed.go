@@ -19,7 +19,8 @@ import (
 // on the caller's goroutine, as client-go's informers would once they had
 // popped it: an object already stored is an update, else an add; a
 // deletion may carry DeletedFinalStateUnknown; a relist deletes what it no
-// longer holds. The reflector makes every call but Resync from one
+// longer holds. A handler that is a relistHandler is told which adds and
+// updates a relist (not the first list) found. The reflector makes every call but Resync from one
 // goroutine; Resync comes from another, hence mu. The feed owns the store
 // and the handlers; the Informer runs the reflector that writes into it.
 type feed struct {
@@ -52,7 +53,11 @@ func (f *feed) Update(obj any) error { return f.upsert(obj) }
 func (f *feed) upsert(obj any) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	err := f.apply(obj, !f.syncedOnce)
+	origin := fromWatch
+	if !f.syncedOnce {
+		origin = fromInitialList
+	}
+	err := f.apply(obj, origin)
 	f.markSynced()
 	return err
 }
@@ -68,7 +73,8 @@ func (f *feed) Delete(obj any) error {
 
 // Replace applies a (re)list: every stored object the list no longer holds
 // is deleted, as a DeletedFinalStateUnknown, then every listed object is
-// added or updated. The first list's adds are in the initial list.
+// added or updated. The first list's adds are in the initial list; a
+// later list's adds and updates are from a relist.
 func (f *feed) Replace(list []any, rv string) error {
 	defer f.progress.advance(rv)
 	f.mu.Lock()
@@ -96,9 +102,12 @@ func (f *feed) Replace(list []any, rv string) error {
 			}
 		}
 	}
-	initial := !f.syncedOnce
+	origin := fromRelist
+	if !f.syncedOnce {
+		origin = fromInitialList
+	}
 	for _, obj := range list {
-		if err := f.apply(obj, initial); err != nil {
+		if err := f.apply(obj, origin); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -190,10 +199,31 @@ func (p *progress) advance(rv string) {
 // and bookmark has been applied (client-go's ResourceVersionUpdater).
 func (f *feed) UpdateResourceVersion(rv string) { f.progress.advance(rv) }
 
+// origin is where a change the feed applies comes from.
+type origin uint8
+
+const (
+	fromWatch       origin = iota // a watch event
+	fromInitialList               // the first list
+	fromRelist                    // a later list, after a watch failed
+)
+
+// relistHandler is a handler that wants to know which changes a relist
+// found, rather than a watch event: a controller's source, which queues
+// them at low priority, behind fresh watch events (handler.CreateEvent's
+// and UpdateEvent's FromRelist). For a change a relist found, the feed
+// calls OnRelistAdd instead of OnAdd, and OnRelistUpdate instead of
+// OnUpdate; deletions a relist found come to OnDelete as
+// DeletedFinalStateUnknown, as for every handler.
+type relistHandler interface {
+	OnRelistAdd(obj any)
+	OnRelistUpdate(oldObj, newObj any)
+}
+
 // apply transforms obj, stores it and calls the handlers: an update if a
 // version of it is stored, else an add. The stored version is looked up
 // once, for both the transform and the handlers. The caller holds f.mu.
-func (f *feed) apply(obj any, isInInitialList bool) error {
+func (f *feed) apply(obj any, from origin) error {
 	k, err := keyOf(obj)
 	if err != nil {
 		return err
@@ -207,12 +237,20 @@ func (f *feed) apply(obj any, isInInitialList bool) error {
 	}
 	if exists {
 		for _, r := range f.handlers {
+			if from == fromRelist && r.relist != nil {
+				r.relist.OnRelistUpdate(old, obj)
+				continue
+			}
 			r.handler.OnUpdate(old, obj)
 		}
 		return nil
 	}
 	for _, r := range f.handlers {
-		r.handler.OnAdd(obj, isInInitialList)
+		if from == fromRelist && r.relist != nil {
+			r.relist.OnRelistAdd(obj)
+			continue
+		}
+		r.handler.OnAdd(obj, from == fromInitialList)
 	}
 	return nil
 }
@@ -282,6 +320,7 @@ func parseKey(key string) (store.Key, error) {
 // has synced (or, when added later, once AddEventHandler returned).
 type registration struct {
 	handler toolscache.ResourceEventHandler
+	relist  relistHandler // handler, if it is one; else nil
 	feed    *feed
 }
 

@@ -33,7 +33,9 @@ import (
 // client-go's Reflector runs the list-watch into the same feed.
 //
 // A handler added after the store has objects first gets each of them as
-// an add with isInInitialList true. Adding it, applying a change and
+// an add with isInInitialList true. A handler with OnRelistAdd and
+// OnRelistUpdate methods (relistHandler, feed.go) is told which changes a
+// relist found. Adding it, applying a change and
 // calling the handlers all happen under one lock, so the handler sees
 // every object exactly once before its first update or delete.
 //
@@ -155,6 +157,7 @@ func (s *Informer) AddEventHandler(handler toolscache.ResourceEventHandler) (too
 		handler.OnAdd(obj, true)
 	}
 	r := &registration{handler: handler, feed: f}
+	r.relist, _ = handler.(relistHandler)
 	f.handlers = append(slices.Clip(f.handlers), r)
 	return r, nil
 }

@@ -337,7 +337,7 @@ func TestSoak(t *testing.T) {
 	defer p.Close()
 	mgr, err := manager.New(p.Config(), manager.Options{
 		Logger:                  logr.Discard(),
-		Cache:                   cache.Options{DefaultNamespaces: []string{ns.Name}},
+		Cache:                   cache.Options{DefaultNamespaces: map[string]cache.Config{ns.Name: {}}},
 		GracefulShutdownTimeout: 30 * time.Second,
 	})
 	require.NoError(t, err)
