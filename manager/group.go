@@ -12,7 +12,7 @@ import (
 
 // group is a set of runnables started and stopped together: the caches,
 // the runnables that need no leadership, the leader-only ones. It owns its
-// fields and its lock; the run loop calls start, stop, cancel and
+// fields and its lock; the run loop calls start, stop, cancelNow and
 // restart, Add calls add from any goroutine.
 //
 // A group is idle (added runnables wait in pending) until start, then
@@ -133,7 +133,7 @@ func (g *group) stop(ctx context.Context) (still []string) {
 
 // restart makes every member pending again, those added since the last
 // start included, so that the next start runs them all (a new leader
-// term). g must be idle.
+// term), and returns how many. g must be idle.
 func (g *group) restart() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()

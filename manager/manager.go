@@ -49,7 +49,7 @@ type Manager struct {
 	// The lifecycle (start.go, phase.go): Start's run loop writes phase
 	// and campaign; the groups and failures have their own locks.
 	phase        atomic.Int32             // a phase
-	electors     func() (elector, error)  // nil without leader election; the next term's elector (recampaign.go)
+	electors     func() (elector, error)  // nil without leader election; the next term's elector (election.go)
 	campaign     atomic.Pointer[campaign] // the current term's election; nil without leader election or before Start
 	caches       *group                   // the manager's cache, user-added caches, webhook servers
 	others       *group                   // runnables that need no leadership
@@ -146,7 +146,7 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 	m.events = newEventRecorders(m.scheme, evc, m.logger)
 
 	if opts.LeaderElection {
-		if m.electors, err = m.leaseElectors(); err != nil { // recampaign.go
+		if m.electors, err = m.leaseElectors(); err != nil { // election.go
 			return nil, err
 		}
 	}

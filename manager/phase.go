@@ -38,6 +38,7 @@ const (
 
 var phaseNames = [...]string{"idle", "syncing", "standby", "leading", "stopping", "stopped"}
 
+// String names p in logs.
 func (p phase) String() string {
 	if p < 0 || int(p) >= len(phaseNames) {
 		return fmt.Sprintf("phase(%d)", int32(p))

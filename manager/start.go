@@ -41,7 +41,7 @@ func (m *Manager) Start(ctx context.Context) error {
 	defer utilnet.CloseIdleConnectionsFor(m.httpClient.Transport)
 	live, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer context.AfterFunc(m.failures.ctx, cancel)()
+	defer context.AfterFunc(m.failures.ctx, cancel)() // a runnable's failure ends live too
 	l := &lifecycle{
 		m:    m,
 		live: live,
@@ -92,7 +92,7 @@ func (l *lifecycle) sync() phase {
 	m.logger.V(1).Info("caches synced")
 	m.others.start(l.base)
 	if m.electors != nil {
-		if err := l.beginCampaign(); err != nil { // recampaign.go
+		if err := l.beginCampaign(); err != nil { // election.go
 			m.fail(err)
 			return phaseStopping
 		}
