@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -49,9 +50,15 @@ func migrate(t *testing.T, args ...string) string {
 // goCmd runs the go command in dir with the fixture's environment.
 func goCmd(t *testing.T, dir string, timeout time.Duration, args ...string) string {
 	t.Helper()
+	return goCmdEnv(t, dir, timeout, nil, args...)
+}
+
+// goCmdEnv is goCmd with env (KEY=value) added to the environment.
+func goCmdEnv(t *testing.T, dir string, timeout time.Duration, env []string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	cmd.Env = append(append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off"), env...)
 	cmd.WaitDelay = time.Second
 	timer := time.AfterFunc(timeout, func() { _ = cmd.Process.Kill() })
 	defer timer.Stop()
@@ -60,50 +67,176 @@ func goCmd(t *testing.T, dir string, timeout time.Duration, args ...string) stri
 	return string(out)
 }
 
-// TestKubebuilderFixtureEndToEnd migrates the kubebuilder-shaped project,
-// then builds, vets and tests it against this checkout of kubeloop: its
-// Ginkgo suite starts kubeloop's envtest (the binaries of `make tools`)
-// and reconciles a Guestbook with a finalizer, an owned ConfigMap, a
-// status update and events. The fixture's own dependencies (Ginkgo,
-// Gomega, controller-runtime's zap package) come from the Go module proxy.
-func TestKubebuilderFixtureEndToEnd(t *testing.T) {
+// fixture is a project under testdata that kubeloop-migrate ports with no
+// hand edits: after the run it builds, vets and passes its own tests
+// against this checkout of kubeloop.
+type fixture struct {
+	dir     string   // under testdata
+	summary []string // in the tool's output
+	passed  []string // packages whose tests must pass
+	check   func(t *testing.T, out string)
+}
+
+// fixtures are the projects in the shape of real ones. The kubebuilder-
+// cronjob, operator-sdk-memcached and patterns modules were written
+// against controller-runtime v0.23.3 and pass their own tests against it
+// before migration (with KUBEBUILDER_ASSETS set); kubebuilder is the
+// guestbook on v0.25.2.
+var fixtures = []fixture{
+	{
+		dir: "kubebuilder",
+		summary: []string{
+			"kubeloop-migrate: 7 files changed",
+			"manual items: 3",
+			"  " + kindCtrl + " ", "  " + kindRecorder + " ", "  " + kindMetrics + " ", "  " + kindWebhook + " ", "  " + kindLogger + " ",
+		},
+		passed: []string{"example.com/guestbook/internal/controller", "example.com/guestbook/internal/webhook/v1"},
+	},
+	{
+		dir:     "kubebuilder-cronjob",
+		summary: []string{"manual items: 0", "  " + kindWebhook + " ", "  " + kindMetrics + " "},
+		passed:  []string{"tutorial.kubebuilder.io/project/internal/controller", "tutorial.kubebuilder.io/project/internal/webhook/v1"},
+	},
+	{
+		dir:     "operator-sdk-memcached",
+		summary: []string{"manual items: 0", "  " + kindRecorder + " "},
+		passed:  []string{"github.com/example/memcached-operator/internal/controller"},
+	},
+	{
+		dir:     "patterns",
+		summary: []string{"manual items: 0", "  " + kindInterceptor + " "},
+		passed: []string{
+			"example.com/patterns/admissionhandler",
+			"example.com/patterns/cacheopts",
+			"example.com/patterns/conversion/v2",
+			"example.com/patterns/customwebhook",
+			"example.com/patterns/envtestassets",
+			"example.com/patterns/fakecluster",
+			"example.com/patterns/interceptorfake",
+			"example.com/patterns/komegapat",
+			"example.com/patterns/managercontroller",
+			"example.com/patterns/metricsscrape",
+			"example.com/patterns/requeue",
+			"example.com/patterns/typed",
+			"example.com/patterns/zaplog",
+		},
+	},
+}
+
+// kubebuilderAssets is the directory with etcd and kube-apiserver for the
+// fixtures' envtest suites, as a kubebuilder Makefile passes it
+// (KUBEBUILDER_ASSETS="$(setup-envtest use -p path)"): $KUBEBUILDER_ASSETS
+// if set, else the newest pair `make tools` built.
+func kubebuilderAssets(t *testing.T) string {
+	t.Helper()
+	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
+		return dir
+	}
+	root := os.Getenv("KUBELOOP_TOOLS_DIR")
+	if root == "" {
+		cache, err := os.UserCacheDir()
+		require.NoError(t, err)
+		root = filepath.Join(cache, "kubeloop", "tools")
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "kube-apiserver-*_etcd-*"))
+	require.NotEmpty(t, dirs, "no control-plane binaries under %s: run `make tools` or set KUBEBUILDER_ASSETS", root)
+	sort.Strings(dirs)
+	return dirs[len(dirs)-1]
+}
+
+// TestFixturesEndToEnd migrates each fixture in a copy, runs the tool a
+// second time (it changes nothing), points go.mod at this checkout with a
+// replace directive (the only edit, as the tool's summary says to), and
+// builds, vets and tests the result. controller-runtime must be gone from
+// go.mod. The fixtures' own dependencies (Ginkgo, Gomega, robfig/cron,
+// go.uber.org/zap) come from the Go module proxy or the module cache.
+func TestFixturesEndToEnd(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
 	_, err = os.Stat(filepath.Join(root, "go.mod"))
 	require.NoError(t, err, "the kubeloop module root is two directories up")
+	assets := kubebuilderAssets(t)
 
+	for _, fx := range fixtures {
+		t.Run(fx.dir, func(t *testing.T) {
+			dir := t.TempDir()
+			copyTree(t, filepath.Join("testdata", fx.dir), dir)
+
+			out := migrate(t, dir)
+			assert.Contains(t, out, "require github.com/kubeloop/kubeloop "+defaultVersion)
+			for _, want := range fx.summary {
+				assert.Contains(t, out, want, "the summary says %q", want)
+			}
+			if fx.check != nil {
+				fx.check(t, out)
+			}
+			second := migrate(t, dir)
+			assert.Contains(t, second, "kubeloop-migrate: 0 files changed", "a second run changes nothing")
+
+			mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+			require.NoError(t, err)
+			assert.NotContains(t, string(mod), "sigs.k8s.io/controller-runtime", "the tool drops controller-runtime from go.mod")
+			mod = append(mod, []byte("\nreplace github.com/kubeloop/kubeloop => "+root+"\n")...)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), mod, 0o644))
+
+			goCmd(t, dir, 3*time.Minute, "mod", "tidy")
+			tidied, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+			require.NoError(t, err)
+			assert.NotContains(t, string(tidied), "sigs.k8s.io/controller-runtime", "nothing pulls controller-runtime back in")
+
+			goCmd(t, dir, 3*time.Minute, "build", "./...")
+			goCmd(t, dir, 3*time.Minute, "vet", "./...")
+			test := goCmdEnv(t, dir, 4*time.Minute, []string{"KUBEBUILDER_ASSETS=" + assets}, "test", "-count=1", "./...")
+			for _, pkg := range fx.passed {
+				assert.Contains(t, test, "ok  \t"+pkg+"\t", "the tests of %s pass", pkg)
+			}
+		})
+	}
+}
+
+// snapshot is every file under dir, by relative path.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[rel] = string(b)
+		return err
+	})
+	require.NoError(t, err)
+	return files
+}
+
+func TestFixtureWithoutControllerRuntimeIsLeftAlone(t *testing.T) {
 	dir := t.TempDir()
-	copyTree(t, filepath.Join("testdata", "kubebuilder"), dir)
+	copyTree(t, filepath.Join("testdata", "no-controller-runtime"), dir)
+	before := snapshot(t, dir)
+	require.Contains(t, before, "go.mod")
+	require.Contains(t, before, "go.sum")
 
 	out := migrate(t, dir)
-	assert.Contains(t, out, "kubeloop-migrate: 7 files changed")
-	assert.Contains(t, out, "require github.com/kubeloop/kubeloop "+defaultVersion)
-	for _, kind := range []string{kindCtrl, kindRecorder, kindMetrics, kindWebhook, kindLogger} {
-		assert.Contains(t, out, "  "+kind+" ", "the summary counts %s rewrites", kind)
-	}
-	assert.Contains(t, out, "manual items: 3")
+	assert.Contains(t, out, "0 files changed")
+	assert.Equal(t, before, snapshot(t, dir), "every file, go.mod and go.sum included, is byte-for-byte the same")
+	goCmd(t, dir, 2*time.Minute, "test", "-count=1", "./...")
+}
 
-	second := migrate(t, dir)
-	assert.Contains(t, second, "kubeloop-migrate: 0 files changed", "a second run changes nothing")
-	assert.Contains(t, second, "manual items: 3", "and still lists the manual items")
+func TestFixtureWithASyntaxErrorWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, filepath.Join("testdata", "syntax-error"), dir)
+	// Stored as .go.txt so that gofmt and go vet over the repository pass.
+	broken := filepath.Join(dir, "internal", "broken", "broken.go")
+	require.NoError(t, os.Rename(broken+".txt", broken))
+	before := snapshot(t, dir)
 
-	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	require.NoError(t, err)
-	mod = append(mod, []byte("\nreplace github.com/kubeloop/kubeloop => "+root+"\n")...)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), mod, 0o644))
-
-	cmd := exec.Command("go", "mod", "download")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the fixture needs Ginkgo, Gomega and controller-runtime's zap package from the Go module proxy (GOPROXY=%s), "+
-			"and `go mod download` failed: %v\n%s", os.Getenv("GOPROXY"), err, b)
-	}
-	goCmd(t, dir, 3*time.Minute, "build", "./...")
-	goCmd(t, dir, 3*time.Minute, "vet", "./...")
-	test := goCmd(t, dir, 3*time.Minute, "test", "-count=1", "./...")
-	assert.Contains(t, test, "ok  \texample.com/guestbook/internal/controller")
-	assert.Contains(t, test, "ok  \texample.com/guestbook/internal/webhook/v1")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{dir}, &stdout, &stderr)
+	assert.NotEqual(t, 0, code, "the run fails: %s%s", stdout.String(), stderr.String())
+	assert.Regexp(t, `internal/broken/broken\.go:\d+:\d+`, stderr.String(), "the error names the file and the position")
+	assert.Equal(t, before, snapshot(t, dir), "nothing is written, not even the package that parses (api/) or go.mod")
 }
 
 // TestOperatorSDKGolden migrates the operator-sdk-shaped main.go and

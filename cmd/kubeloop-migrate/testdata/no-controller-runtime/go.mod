@@ -1,0 +1,5 @@
+module example.com/plain
+
+go 1.25.0
+
+require k8s.io/apimachinery v0.35.0
