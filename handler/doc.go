@@ -30,11 +30,19 @@
 // compiles but is refused when the controller is built.
 //
 // Guarantees of the built-in handlers:
-//   - Events from the informer's initial list (CreateEvent.IsInInitialList)
-//     and resyncs (an UpdateEvent whose old and new resourceVersion are
-//     equal) are added at LowPriority, so that a controller starting up or
-//     resyncing serves real changes first. WithLowPriorityWhenUnchanged gives
-//     a custom handler the same behaviour.
+//   - Fresh changes first: backlog is added at LowPriority, fresh watch
+//     events at normal priority, so that a controller starting up, catching
+//     up after an outage or resyncing serves a change made now first.
+//     Backlog is the informer's initial list (CreateEvent.IsInInitialList;
+//     at a cold start everything is backlog, as in controller-runtime's
+//     priority queue), what a relist found after the watch failed
+//     (CreateEvent.FromRelist, UpdateEvent.FromRelist, and deletes with
+//     DeleteStateUnknown), and resyncs (an UpdateEvent whose old and new
+//     resourceVersion are equal). A request waiting at LowPriority that a
+//     fresh event adds again is raised to normal priority; one left low is
+//     served after the queue's AgeAfter (10 s by default) at the latest.
+//     WithLowPriorityWhenUnchanged gives a custom handler the same
+//     behaviour.
 //   - On an update, the owner and map-func handlers map both the old and the
 //     new object and enqueue the union, so that a change of owner or of a
 //     mapped field reaches both the old and the new target.

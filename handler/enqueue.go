@@ -26,7 +26,7 @@ func (*TypedEnqueueRequestForObject[T]) Create(_ context.Context, evt TypedCreat
 	if isNil(evt.Object) {
 		return
 	}
-	addOne(q, evt.IsInInitialList, requestFor(evt.Object))
+	addOne(q, lowCreate(evt), requestFor(evt.Object))
 }
 
 // Update enqueues evt.ObjectNew, or evt.ObjectOld if ObjectNew is nil.
@@ -38,7 +38,7 @@ func (*TypedEnqueueRequestForObject[T]) Update(_ context.Context, evt TypedUpdat
 	if isNil(obj) {
 		return
 	}
-	addOne(q, isResync(evt), requestFor(obj))
+	addOne(q, lowUpdate(evt), requestFor(obj))
 }
 
 // Delete enqueues evt.Object.
@@ -46,7 +46,7 @@ func (*TypedEnqueueRequestForObject[T]) Delete(_ context.Context, evt TypedDelet
 	if isNil(evt.Object) {
 		return
 	}
-	q.Add(requestFor(evt.Object))
+	addOne(q, lowDelete(evt), requestFor(evt.Object))
 }
 
 // Generic enqueues evt.Object.
@@ -99,7 +99,7 @@ func (h *mapHandler[T, R]) Create(ctx context.Context, evt TypedCreateEvent[T], 
 	if isNil(evt.Object) {
 		return
 	}
-	add(q, evt.IsInInitialList, h.mapper(ctx, evt.Object)...)
+	add(q, lowCreate(evt), h.mapper(ctx, evt.Object)...)
 }
 
 func (h *mapHandler[T, R]) Update(ctx context.Context, evt TypedUpdateEvent[T], q TypedQueue[R]) {
@@ -110,14 +110,14 @@ func (h *mapHandler[T, R]) Update(ctx context.Context, evt TypedUpdateEvent[T], 
 	if !isNil(evt.ObjectNew) {
 		reqs = union(reqs, h.mapper(ctx, evt.ObjectNew))
 	}
-	add(q, isResyncAny(evt.ObjectOld, evt.ObjectNew), reqs...)
+	add(q, lowUpdateAny(evt), reqs...)
 }
 
 func (h *mapHandler[T, R]) Delete(ctx context.Context, evt TypedDeleteEvent[T], q TypedQueue[R]) {
 	if isNil(evt.Object) {
 		return
 	}
-	add(q, false, h.mapper(ctx, evt.Object)...)
+	add(q, lowDelete(evt), h.mapper(ctx, evt.Object)...)
 }
 
 func (h *mapHandler[T, R]) Generic(ctx context.Context, evt TypedGenericEvent[T], q TypedQueue[R]) {

@@ -18,15 +18,30 @@ type TypedCreateEvent[object any] struct {
 	// IsInInitialList is true when the object came with the informer's
 	// initial list rather than with a watch event.
 	IsInInitialList bool
+	// FromRelist is true when a relist found the object (the informer
+	// listed again after its watch failed: a 410 Gone, a cut connection,
+	// an API server restart) rather than a watch event: it is part of the
+	// backlog an outage left. The built-in handlers add it at
+	// LowPriority, behind fresh watch events. It is never set together
+	// with IsInInitialList. kubeloop only; controller-runtime's event has
+	// no such field.
+	FromRelist bool
 }
 
 // TypedUpdateEvent reports a change of an object. ObjectOld and ObjectNew
-// have the same resourceVersion when the event is a resync.
+// have the same resourceVersion when the event is a resync (or a relist
+// that found the object unchanged).
 type TypedUpdateEvent[object any] struct {
 	// ObjectOld is the object before the change.
 	ObjectOld object
 	// ObjectNew is the object after the change.
 	ObjectNew object
+	// FromRelist is true when a relist found the change (the informer
+	// listed again after its watch failed) rather than a watch event: it
+	// is part of the backlog an outage left, and the built-in handlers
+	// add it at LowPriority, behind fresh watch events. kubeloop only;
+	// controller-runtime's event has no such field.
+	FromRelist bool
 }
 
 // TypedDeleteEvent reports an object that left the cache.
@@ -34,7 +49,9 @@ type TypedDeleteEvent[object any] struct {
 	// Object is the last state of the object the cache knew.
 	Object object
 	// DeleteStateUnknown is true when the delete was noticed by a relist
-	// rather than by a watch event, so Object may be stale.
+	// rather than by a watch event, so Object may be stale. Such a delete
+	// is part of the backlog an outage left: the built-in handlers add it
+	// at LowPriority.
 	DeleteStateUnknown bool
 }
 
@@ -73,8 +90,8 @@ type Queue = TypedQueue[reconcile.Request]
 
 var _ Queue = (*workqueue.Queue[reconcile.Request])(nil)
 
-// LowPriority is the priority of requests from the initial list and from
-// resyncs.
+// LowPriority is the priority of requests from the initial list, from
+// relists and from resyncs.
 const LowPriority = workqueue.LowPriority
 
 // TypedEventHandler turns events about objects of type object into

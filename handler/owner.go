@@ -86,7 +86,7 @@ func (h typedOwnerHandler[T]) Create(ctx context.Context, evt TypedCreateEvent[T
 	if isNil(evt.Object) {
 		return
 	}
-	add(q, evt.IsInInitialList, h.owners(ctx, evt.Object, nil)...)
+	add(q, lowCreate(evt), h.owners(ctx, evt.Object, nil)...)
 }
 
 func (h typedOwnerHandler[T]) Update(ctx context.Context, evt TypedUpdateEvent[T], q Queue) {
@@ -97,14 +97,14 @@ func (h typedOwnerHandler[T]) Update(ctx context.Context, evt TypedUpdateEvent[T
 	if !isNil(evt.ObjectNew) {
 		reqs = h.owners(ctx, evt.ObjectNew, reqs)
 	}
-	add(q, isResync(evt), reqs...)
+	add(q, lowUpdate(evt), reqs...)
 }
 
 func (h typedOwnerHandler[T]) Delete(ctx context.Context, evt TypedDeleteEvent[T], q Queue) {
 	if isNil(evt.Object) {
 		return
 	}
-	add(q, false, h.owners(ctx, evt.Object, nil)...)
+	add(q, lowDelete(evt), h.owners(ctx, evt.Object, nil)...)
 }
 
 func (h typedOwnerHandler[T]) Generic(ctx context.Context, evt TypedGenericEvent[T], q Queue) {

@@ -8,6 +8,25 @@ import (
 	"github.com/kubeloop/kubeloop/workqueue"
 )
 
+// The built-in handlers add at LowPriority what is backlog rather than
+// news: the initial list (at a cold start everything is backlog, as in
+// controller-runtime's priority queue), what a relist found after the
+// watch failed (an outage's backlog), and resyncs. Fresh watch events stay
+// at normal priority and are served first; a request added low and then
+// again by a fresh event is raised (the queue keeps a key's highest
+// priority), and one left low is served after the queue's AgeAfter at the
+// latest.
+
+// lowCreate reports whether a create is backlog.
+func lowCreate[T any](evt TypedCreateEvent[T]) bool { return evt.IsInInitialList || evt.FromRelist }
+
+// lowUpdate reports whether an update is backlog: found by a relist, or a
+// resync.
+func lowUpdate[T client.Object](evt TypedUpdateEvent[T]) bool { return evt.FromRelist || isResync(evt) }
+
+// lowDelete reports whether a delete is backlog: noticed by a relist.
+func lowDelete[T any](evt TypedDeleteEvent[T]) bool { return evt.DeleteStateUnknown }
+
 // isResync reports whether an update changed nothing: old and new carry the
 // same resourceVersion.
 func isResync[T client.Object](evt TypedUpdateEvent[T]) bool {
@@ -15,21 +34,24 @@ func isResync[T client.Object](evt TypedUpdateEvent[T]) bool {
 		evt.ObjectOld.GetResourceVersion() == evt.ObjectNew.GetResourceVersion()
 }
 
-// isResyncAny is isResync for objects of any type: false unless both are
-// client.Objects.
-func isResyncAny[T any](oldObj, newObj T) bool {
-	if isNil(oldObj) || isNil(newObj) {
+// lowUpdateAny is lowUpdate for objects of any type: a resync only when
+// both are client.Objects.
+func lowUpdateAny[T any](evt TypedUpdateEvent[T]) bool {
+	if evt.FromRelist {
+		return true
+	}
+	if isNil(evt.ObjectOld) || isNil(evt.ObjectNew) {
 		return false
 	}
-	o, ok := any(oldObj).(client.Object)
+	o, ok := any(evt.ObjectOld).(client.Object)
 	if !ok {
 		return false
 	}
-	n, ok := any(newObj).(client.Object)
+	n, ok := any(evt.ObjectNew).(client.Object)
 	return ok && o.GetResourceVersion() == n.GetResourceVersion()
 }
 
-// lowPriorityOpts are the add options of initial-list and resync requests.
+// lowPriorityOpts are the add options of backlog requests.
 var lowPriorityOpts = workqueue.AddOpts{Priority: LowPriority}
 
 // add adds reqs to q, at LowPriority when low is true.
@@ -65,8 +87,11 @@ func requestFor(obj client.Object) reconcile.Request {
 }
 
 // WithLowPriorityWhenUnchanged wraps h so that the requests it adds for
-// initial-list creates and for resyncs go in at LowPriority, as the
-// built-in handlers do. Other events pass through unchanged. The type
+// backlog go in at LowPriority, as the built-in handlers do: initial-list
+// creates, resyncs, and (kubeloop only) the creates, updates and deletes a
+// relist found (CreateEvent.FromRelist, UpdateEvent.FromRelist,
+// DeleteEvent.DeleteStateUnknown). Requests that h adds with a priority of
+// its own keep it. Other events pass through unchanged. The type
 // parameters are controller-runtime's; they are inferred from h.
 func WithLowPriorityWhenUnchanged[object client.Object, request comparable](h TypedEventHandler[object, request]) TypedEventHandler[object, request] {
 	return lowPriorityHandler[object, request]{h}
@@ -77,17 +102,24 @@ type lowPriorityHandler[object client.Object, request comparable] struct {
 }
 
 func (h lowPriorityHandler[T, R]) Create(ctx context.Context, evt TypedCreateEvent[T], q TypedQueue[R]) {
-	if evt.IsInInitialList {
+	if lowCreate(evt) {
 		q = lowPriorityQueue[R]{q}
 	}
 	h.TypedEventHandler.Create(ctx, evt, q)
 }
 
 func (h lowPriorityHandler[T, R]) Update(ctx context.Context, evt TypedUpdateEvent[T], q TypedQueue[R]) {
-	if isResync(evt) {
+	if lowUpdate(evt) {
 		q = lowPriorityQueue[R]{q}
 	}
 	h.TypedEventHandler.Update(ctx, evt, q)
+}
+
+func (h lowPriorityHandler[T, R]) Delete(ctx context.Context, evt TypedDeleteEvent[T], q TypedQueue[R]) {
+	if lowDelete(evt) {
+		q = lowPriorityQueue[R]{q}
+	}
+	h.TypedEventHandler.Delete(ctx, evt, q)
 }
 
 // lowPriorityQueue adds at LowPriority unless told a priority.

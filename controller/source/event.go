@@ -26,12 +26,25 @@ type eventHandler struct {
 var _ toolscache.ResourceEventHandler = (*eventHandler)(nil)
 
 func (e *eventHandler) OnAdd(obj any, isInInitialList bool) {
+	e.create(obj, handler.CreateEvent{IsInInitialList: isInInitialList})
+}
+
+// OnRelistAdd is called by kubeloop's informer instead of OnAdd for an
+// object that a relist found (after the watch failed): the CreateEvent has
+// FromRelist set.
+func (e *eventHandler) OnRelistAdd(obj any) {
+	e.create(obj, handler.CreateEvent{FromRelist: true})
+}
+
+// create hands evt, with obj as its object, to the predicates and the
+// handler.
+func (e *eventHandler) create(obj any, evt handler.CreateEvent) {
 	o, ok := obj.(client.Object)
 	if !ok {
 		e.drop("create", obj)
 		return
 	}
-	evt := handler.CreateEvent{Object: o, IsInInitialList: isInInitialList}
+	evt.Object = o
 	for _, p := range e.preds {
 		if !p.Create(evt) {
 			return
@@ -50,7 +63,16 @@ func (e *eventHandler) Expect(n int) {
 	}
 }
 
-func (e *eventHandler) OnUpdate(oldObj, newObj any) {
+func (e *eventHandler) OnUpdate(oldObj, newObj any) { e.update(oldObj, newObj, false) }
+
+// OnRelistUpdate is called by kubeloop's informer instead of OnUpdate for
+// a change that a relist found (after the watch failed): the UpdateEvent
+// has FromRelist set.
+func (e *eventHandler) OnRelistUpdate(oldObj, newObj any) { e.update(oldObj, newObj, true) }
+
+// update hands the UpdateEvent of oldObj and newObj to the predicates and
+// the handler.
+func (e *eventHandler) update(oldObj, newObj any, fromRelist bool) {
 	o, ok := oldObj.(client.Object)
 	if !ok {
 		e.drop("update", oldObj)
@@ -61,7 +83,7 @@ func (e *eventHandler) OnUpdate(oldObj, newObj any) {
 		e.drop("update", newObj)
 		return
 	}
-	evt := handler.UpdateEvent{ObjectOld: o, ObjectNew: n}
+	evt := handler.UpdateEvent{ObjectOld: o, ObjectNew: n, FromRelist: fromRelist}
 	for _, p := range e.preds {
 		if !p.Update(evt) {
 			return

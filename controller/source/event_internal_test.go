@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/handler"
 	"github.com/kubeloop/kubeloop/handler/predicate"
+	"github.com/kubeloop/kubeloop/reconcile"
 )
 
 // capture records the events handed to it.
@@ -89,4 +91,56 @@ func TestEventHandlerPassesAnnouncementsOn(t *testing.T) {
 
 	plain := &eventHandler{ctx: t.Context(), handler: &capture{}, queue: struct{ handler.Queue }{}, kind: "ConfigMap"}
 	plain.Expect(7) // no Expect: nothing happens
+}
+
+// The informer of kubeloop's cache calls these, instead of OnAdd and
+// OnUpdate, for the changes a relist found (cache/internal/informer's
+// relistHandler); the end-to-end test of fresh changes first
+// (internal/reliability) checks that the two sides meet.
+var _ interface {
+	OnRelistAdd(obj any)
+	OnRelistUpdate(oldObj, newObj any)
+} = (*eventHandler)(nil)
+
+// TestEventHandlerMarksRelists: a relist's adds and updates become events
+// with FromRelist set, through predicates and typed handlers alike.
+func TestEventHandlerMarksRelists(t *testing.T) {
+	a := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", ResourceVersion: "1"}}
+	b := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", ResourceVersion: "2"}}
+	c := &capture{}
+	var seen []bool // FromRelist as the typed predicate saw it
+	pred := predicate.TypedFuncs[*corev1.ConfigMap]{
+		CreateFunc: func(e handler.TypedCreateEvent[*corev1.ConfigMap]) bool {
+			seen = append(seen, e.FromRelist)
+			return true
+		},
+		UpdateFunc: func(e handler.TypedUpdateEvent[*corev1.ConfigMap]) bool {
+			seen = append(seen, e.FromRelist)
+			return true
+		},
+	}
+	e := &eventHandler{ctx: t.Context(), handler: c, kind: "ConfigMap", preds: []predicate.Predicate{untypedPredicate(pred)}}
+	e.OnRelistAdd(a)
+	e.OnRelistUpdate(a, b)
+	e.OnRelistAdd("not an object")
+	e.OnAdd(a, false)
+	e.OnUpdate(a, b)
+	assert.Equal(t, []handler.CreateEvent{{Object: a, FromRelist: true}, {Object: a}}, c.creates)
+	assert.Equal(t, []handler.UpdateEvent{{ObjectOld: a, ObjectNew: b, FromRelist: true}, {ObjectOld: a, ObjectNew: b}}, c.updates)
+	assert.Equal(t, []bool{true, true, false, false}, seen)
+
+	var typed []string
+	th := untypedHandler[*corev1.ConfigMap](handler.TypedFuncs[*corev1.ConfigMap, reconcile.Request]{
+		CreateFunc: func(_ context.Context, e handler.TypedCreateEvent[*corev1.ConfigMap], _ handler.TypedQueue[reconcile.Request]) {
+			typed = append(typed, fmt.Sprintf("create relist=%v", e.FromRelist))
+		},
+		UpdateFunc: func(_ context.Context, e handler.TypedUpdateEvent[*corev1.ConfigMap], _ handler.TypedQueue[reconcile.Request]) {
+			typed = append(typed, fmt.Sprintf("update relist=%v", e.FromRelist))
+		},
+	})
+	e = &eventHandler{ctx: t.Context(), handler: th, kind: "ConfigMap"}
+	e.OnRelistAdd(a)
+	e.OnRelistUpdate(a, b)
+	e.OnUpdate(a, b)
+	assert.Equal(t, []string{"create relist=true", "update relist=true", "update relist=false"}, typed)
 }

@@ -28,7 +28,7 @@ var _ handler.EventHandler = typedHandler[client.Object]{}
 
 func (t typedHandler[T]) Create(ctx context.Context, evt handler.CreateEvent, q handler.Queue) {
 	if o, ok := evt.Object.(T); ok {
-		t.h.Create(ctx, handler.TypedCreateEvent[T]{Object: o, IsInInitialList: evt.IsInInitialList}, q)
+		t.h.Create(ctx, handler.TypedCreateEvent[T]{Object: o, IsInInitialList: evt.IsInInitialList, FromRelist: evt.FromRelist}, q)
 	}
 }
 
@@ -38,7 +38,7 @@ func (t typedHandler[T]) Update(ctx context.Context, evt handler.UpdateEvent, q 
 		return
 	}
 	if n, ok := evt.ObjectNew.(T); ok {
-		t.h.Update(ctx, handler.TypedUpdateEvent[T]{ObjectOld: o, ObjectNew: n}, q)
+		t.h.Update(ctx, handler.TypedUpdateEvent[T]{ObjectOld: o, ObjectNew: n, FromRelist: evt.FromRelist}, q)
 	}
 }
 
@@ -70,7 +70,7 @@ var _ predicate.Predicate = typedPredicate[client.Object]{}
 
 func (t typedPredicate[T]) Create(evt handler.CreateEvent) bool {
 	o, ok := evt.Object.(T)
-	return ok && t.p.Create(handler.TypedCreateEvent[T]{Object: o, IsInInitialList: evt.IsInInitialList})
+	return ok && t.p.Create(handler.TypedCreateEvent[T]{Object: o, IsInInitialList: evt.IsInInitialList, FromRelist: evt.FromRelist})
 }
 
 func (t typedPredicate[T]) Update(evt handler.UpdateEvent) bool {
@@ -79,7 +79,7 @@ func (t typedPredicate[T]) Update(evt handler.UpdateEvent) bool {
 		return false
 	}
 	n, ok := evt.ObjectNew.(T)
-	return ok && t.p.Update(handler.TypedUpdateEvent[T]{ObjectOld: o, ObjectNew: n})
+	return ok && t.p.Update(handler.TypedUpdateEvent[T]{ObjectOld: o, ObjectNew: n, FromRelist: evt.FromRelist})
 }
 
 func (t typedPredicate[T]) Delete(evt handler.DeleteEvent) bool {

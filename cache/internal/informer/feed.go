@@ -20,9 +20,10 @@ import (
 // popped it: an object already stored is an update, else an add; a
 // deletion may carry DeletedFinalStateUnknown; a relist deletes what it no
 // longer holds. A handler that is a relistHandler is told which adds and
-// updates a relist (not the first list) found. The reflector makes every call but Resync from one
-// goroutine; Resync comes from another, hence mu. The feed owns the store
-// and the handlers; the Informer runs the reflector that writes into it.
+// updates a relist (not the first list) found. The reflector makes every
+// call but Resync from one goroutine; Resync comes from another, hence mu.
+// The feed owns the store and the handlers; the Informer runs the
+// reflector that writes into it.
 type feed struct {
 	description string
 	store       *store.Store

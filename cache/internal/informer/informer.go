@@ -33,11 +33,12 @@ import (
 // client-go's Reflector runs the list-watch into the same feed.
 //
 // A handler added after the store has objects first gets each of them as
-// an add with isInInitialList true. A handler with OnRelistAdd and
-// OnRelistUpdate methods (relistHandler, feed.go) is told which changes a
-// relist found. Adding it, applying a change and
+// an add with isInInitialList true. Adding it, applying a change and
 // calling the handlers all happen under one lock, so the handler sees
-// every object exactly once before its first update or delete.
+// every object exactly once before its first update or delete. A handler
+// with OnRelistAdd and OnRelistUpdate methods (relistHandler, feed.go) is
+// told which changes a relist found, so that it can queue them behind
+// fresh watch events.
 //
 // The informer runs the list-and-watch cycles itself, with the
 // reflector's own backoff a constant 10 ms, and paces every list and watch
