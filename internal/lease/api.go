@@ -22,7 +22,9 @@ type API interface {
 // ClientsetAPI adapts client-go's typed coordination/v1 client to API.
 func ClientsetAPI(c coordinationv1client.LeasesGetter) API { return clientsetAPI{c: c} }
 
-type clientsetAPI struct{ c coordinationv1client.LeasesGetter }
+type clientsetAPI struct {
+	c coordinationv1client.LeasesGetter
+}
 
 var _ API = clientsetAPI{}
 
