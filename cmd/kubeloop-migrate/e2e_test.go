@@ -56,6 +56,13 @@ func goCmd(t *testing.T, dir string, timeout time.Duration, args ...string) stri
 // goCmdEnv is goCmd with env (KEY=value) added to the environment.
 func goCmdEnv(t *testing.T, dir string, timeout time.Duration, env []string, args ...string) string {
 	t.Helper()
+	out, err := goRun(dir, timeout, env, args...)
+	require.NoError(t, err, "go %s in %s:\n%s", strings.Join(args, " "), dir, out)
+	return out
+}
+
+// goRun runs the go command in dir and returns its combined output.
+func goRun(dir string, timeout time.Duration, env []string, args ...string) (string, error) {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off"), env...)
@@ -63,8 +70,7 @@ func goCmdEnv(t *testing.T, dir string, timeout time.Duration, env []string, arg
 	timer := time.AfterFunc(timeout, func() { _ = cmd.Process.Kill() })
 	defer timer.Stop()
 	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go %s in %s:\n%s", strings.Join(args, " "), dir, out)
-	return string(out)
+	return string(out), err
 }
 
 // fixture is a project under testdata that kubeloop-migrate ports with no
@@ -87,7 +93,7 @@ var fixtures = []fixture{
 		dir: "kubebuilder",
 		summary: []string{
 			"kubeloop-migrate: 7 files changed",
-			"manual items: 3",
+			"manual items: 0",
 			"  " + kindCtrl + " ", "  " + kindRecorder + " ", "  " + kindMetrics + " ", "  " + kindWebhook + " ", "  " + kindLogger + " ",
 		},
 		passed: []string{"example.com/guestbook/internal/controller", "example.com/guestbook/internal/webhook/v1"},
@@ -184,9 +190,14 @@ func TestFixturesEndToEnd(t *testing.T) {
 			require.NoError(t, err)
 			assert.NotContains(t, string(tidied), "sigs.k8s.io/controller-runtime", "nothing pulls controller-runtime back in")
 
-			goCmd(t, dir, 3*time.Minute, "build", "./...")
-			goCmd(t, dir, 3*time.Minute, "vet", "./...")
-			test := goCmdEnv(t, dir, 4*time.Minute, []string{"KUBEBUILDER_ASSETS=" + assets}, "test", "-count=1", "./...")
+			// Not fatal: a package that does not build still lets the
+			// others show whether they pass.
+			for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
+				out, err := goRun(dir, 3*time.Minute, nil, args...)
+				assert.NoError(t, err, "go %s in %s:\n%s", strings.Join(args, " "), dir, out)
+			}
+			test, err := goRun(dir, 4*time.Minute, []string{"KUBEBUILDER_ASSETS=" + assets}, "test", "-count=1", "./...")
+			assert.NoError(t, err, "go test ./... in %s:\n%s", dir, test)
 			for _, pkg := range fx.passed {
 				assert.Contains(t, test, "ok  \t"+pkg+"\t", "the tests of %s pass", pkg)
 			}
@@ -246,7 +257,7 @@ func TestOperatorSDKGolden(t *testing.T) {
 	dir := t.TempDir()
 	copyTree(t, filepath.Join("testdata", "operator-sdk"), dir)
 	out := migrate(t, dir)
-	assert.Contains(t, out, "manual items: 7")
+	assert.Contains(t, out, "manual items: 4")
 
 	for _, name := range []string{"main.go", "go.mod"} {
 		got, err := os.ReadFile(filepath.Join(dir, name))
