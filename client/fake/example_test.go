@@ -6,7 +6,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/fake"
@@ -30,4 +33,29 @@ func ExampleNewClientBuilder() {
 	// Output:
 	// <nil>
 	// true
+}
+
+// A cluster-scoped custom kind, declared in a REST mapper: a namespace set
+// on its objects or keys is ignored, as the API server does. Build returns
+// a client.WithWatch and never panics; a bad setup surfaces on every call.
+func ExampleClientBuilder_WithRESTMapper() {
+	gvk := schema.GroupVersionKind{Group: "example.dev", Version: "v1", Kind: "Tenant"}
+	m := meta.NewDefaultRESTMapper(nil)
+	m.Add(gvk, meta.RESTScopeRoot)
+	tenant := &unstructured.Unstructured{}
+	tenant.SetGroupVersionKind(gvk)
+	tenant.SetName("acme")
+	tenant.SetNamespace("ignored")
+	c := fake.NewClientBuilder().WithRESTMapper(m).WithObjects(tenant).Build()
+
+	got := &unstructured.Unstructured{}
+	got.SetGroupVersionKind(gvk)
+	err := c.Get(context.Background(), client.ObjectKey{Namespace: "anything", Name: "acme"}, got)
+	fmt.Printf("%v %q\n", err, got.GetNamespace())
+
+	bad := fake.NewClientBuilder().WithObjects(&corev1.ConfigMap{}).Build()
+	fmt.Println(bad.List(context.Background(), &corev1.ConfigMapList{}))
+	// Output:
+	// <nil> ""
+	// fake: WithObjects: add v1, Kind=ConfigMap: client: name is required (the fake client was not built; BuildClient returns this error)
 }

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	"github.com/kubeloop/kubeloop/client"
@@ -111,4 +112,34 @@ func ExampleNewClient() {
 	// Output:
 	// injected
 	// <nil>
+}
+
+// notWatching hides the fake's Watch.
+type notWatching struct{ client.Client }
+
+func TestWatch(t *testing.T) {
+	ctx := t.Context()
+	inner := fake.NewClientBuilder().Build()
+
+	// Passed through to a wrapped client that watches.
+	w, err := interceptor.NewClient(inner, interceptor.Funcs{}).Watch(ctx, &corev1.ConfigMapList{})
+	require.NoError(t, err)
+	w.Stop()
+
+	// Replaced by Funcs.Watch, which gets the wrapped client.
+	var seen client.Client
+	c := interceptor.NewClient(inner, interceptor.Funcs{
+		Watch: func(ctx context.Context, c client.Client, list client.ObjectList, opts ...client.ListOption) (watch.Interface, error) {
+			seen = c
+			return nil, errInjected
+		},
+	})
+	_, err = c.Watch(ctx, &corev1.ConfigMapList{})
+	assert.ErrorIs(t, err, errInjected)
+	assert.Same(t, inner.(*fake.Client), seen.(*fake.Client))
+
+	// A wrapped client that does not watch: a clear error.
+	_, err = interceptor.NewClient(notWatching{inner}, interceptor.Funcs{}).Watch(ctx, &corev1.ConfigMapList{})
+	assert.ErrorIs(t, err, client.ErrNotSupported)
+	assert.ErrorContains(t, err, "does not watch")
 }
