@@ -1,8 +1,9 @@
 // Package leaderelection elects one leader among the replicas of a
 // controller, using a coordination.k8s.io/v1 Lease as the lock.
 //
-// It is a thin, single-use shell around client-go's
-// k8s.io/client-go/tools/leaderelection elector and its resourcelock.LeaseLock:
+// It is a thin, single-use shell around kubeloop's lease core (the one
+// sharding uses too), which follows client-go's leader election: the same
+// Lease fields, timings, validation rule and expiry judgement.
 //
 //	e, err := leaderelection.New(cfg, leaderelection.Options{ID: "my-operator", Namespace: "ops"})
 //	...
@@ -26,14 +27,17 @@
 //     campaign with a new Elector of the same Identity (the manager does so
 //     with LeaderElectionRecampaign); if the Lease still names it, the new
 //     Elector renews it at once.
-//   - The timings are checked against what the Lease stores: its
-//     leaseDurationSeconds is LeaseDuration rounded up to whole seconds
-//     (1.9s is stored as 2s, never truncated to 1s), RenewDeadline must be
-//     less than that, and standbys judge expiry by the duration stored in
-//     the Lease, from when they saw it last change, whatever their own
-//     LeaseDuration. So a deposed leader has stopped leading at least
-//     (stored LeaseDuration - RenewDeadline) before a standby takes over;
-//     that margin must cover the time leader-only work takes to stop.
+//   - The timings follow client-go's rule, LeaseDuration > RenewDeadline >
+//     1.2*RetryPeriod; the Lease's leaseDurationSeconds is LeaseDuration
+//     rounded up to whole seconds (1.9s is stored as 2s, never truncated
+//     to 1s). Standbys judge expiry by the duration stored in the Lease,
+//     counted on their own monotonic clock from when they saw the Lease
+//     last change, whatever their own LeaseDuration and whatever the
+//     Lease's renewTime says. IsLeader is true only until RenewDeadline
+//     after the last successful renewal was sent. So a deposed leader has
+//     stopped leading at least (stored LeaseDuration - RenewDeadline)
+//     before a standby takes over; that margin must cover the time
+//     leader-only work takes to stop.
 //   - With ReleaseOnCancel, a leader whose ctx ended gives the lease up (empty
 //     holder, one-second duration) before Run returns, so a standby takes over
 //     within about one RetryPeriod instead of waiting LeaseDuration. Cancel
@@ -48,7 +52,8 @@
 //   - Lease requests time out after max(1s, RenewDeadline/2), so one hung
 //     request cannot by itself cost the lease.
 //
-// As in client-go, there is no fencing: a leader acts on its local clock, so
-// the timings tolerate clock offset between replicas but not a clock that
-// runs much faster than the others.
+// As in client-go, every replica acts on its own monotonic clock, so the
+// timings tolerate any clock offset between replicas, but not a clock that
+// runs much faster or slower than the others. IsLeader is the question a
+// fenced write asks just before it is sent.
 package leaderelection

@@ -14,6 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kubeloop/kubeloop/internal/lease"
 )
 
 // Default timings, the ones Kubernetes' own controllers use.
@@ -22,10 +24,6 @@ const (
 	DefaultRenewDeadline = 10 * time.Second
 	DefaultRetryPeriod   = 2 * time.Second
 )
-
-// jitterFactor is client-go's leaderelection.JitterFactor: a retry waits up
-// to RetryPeriod*jitterFactor.
-const jitterFactor = 1.2
 
 // serviceAccountNamespaceFile holds the pod's namespace inside a cluster.
 const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
@@ -46,19 +44,20 @@ type Options struct {
 	// restarted process never mistakes its predecessor's lease for its own.
 	Identity string
 
-	// LeaseDuration is how long standbys wait, after last observing a
-	// renewal, before they take the lease over. The Lease stores it in
-	// whole seconds (spec.leaseDurationSeconds) and standbys wait what the
-	// Lease says, so a fraction of a second is rounded up (1.9s is written
-	// as 2s); it must be at least one second. Zero: 15s.
+	// LeaseDuration is how long standbys wait, by their own clock after
+	// last observing a change of the Lease, before they take it over. The
+	// Lease stores it in whole seconds (spec.leaseDurationSeconds) and
+	// standbys wait what the Lease says, so a fraction of a second is
+	// rounded up (1.9s is written as 2s, 0.5s as 1s). Must be greater than
+	// RenewDeadline. Zero: 15s.
 	LeaseDuration time.Duration
 
 	// RenewDeadline is how long the leader keeps leading without a
-	// successful renewal: it stops (Run returns ErrLeaderElectionLost) once
-	// RenewDeadline has passed since its last renewal. Must be less than
-	// LeaseDuration as the Lease stores it (rounded up to whole seconds),
-	// so that a leader has stopped before a standby may take over. Zero:
-	// 10s.
+	// successful renewal: it stops (IsLeader turns false, Run returns
+	// ErrLeaderElectionLost) once RenewDeadline has passed since its last
+	// successful renewal was sent. Must be less than LeaseDuration (as in
+	// client-go), so that a leader has stopped before a standby may take
+	// over. Zero: 10s.
 	RenewDeadline time.Duration
 
 	// RetryPeriod is the interval between attempts to acquire or renew
@@ -139,40 +138,13 @@ func (o Options) validate() error {
 			errs = append(errs, fmt.Errorf("label %s value %q is invalid: %s", k, o.Labels[k], strings.Join(msgs, "; ")))
 		}
 	}
-	if o.LeaseDuration < time.Second {
-		errs = append(errs, fmt.Errorf("LeaseDuration %s must be at least 1s", o.LeaseDuration))
-	}
-	if o.RenewDeadline <= 0 {
-		errs = append(errs, fmt.Errorf("RenewDeadline %s must be positive", o.RenewDeadline))
-	}
-	if o.RetryPeriod <= 0 {
-		errs = append(errs, fmt.Errorf("RetryPeriod %s must be positive", o.RetryPeriod))
-	}
-	if stored := o.storedLeaseDuration(); stored <= o.RenewDeadline {
-		if stored == o.LeaseDuration {
-			errs = append(errs, fmt.Errorf("LeaseDuration %s must be greater than RenewDeadline %s", o.LeaseDuration, o.RenewDeadline))
-		} else {
-			errs = append(errs, fmt.Errorf("LeaseDuration %s, stored in the Lease as %s (whole seconds, rounded up), must be greater than RenewDeadline %s",
-				o.LeaseDuration, stored, o.RenewDeadline))
-		}
-	}
-	if o.RenewDeadline <= time.Duration(jitterFactor*float64(o.RetryPeriod)) {
-		errs = append(errs, fmt.Errorf("RenewDeadline %s must be greater than 1.2*RetryPeriod (%s)", o.RenewDeadline, time.Duration(jitterFactor*float64(o.RetryPeriod))))
+	if err := lease.Validate(o.LeaseDuration, o.RenewDeadline, o.RetryPeriod); err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) == 0 {
 		return nil
 	}
 	return fmt.Errorf("leaderelection: invalid options: %w", errors.Join(errs...))
-}
-
-// storedLeaseDuration is LeaseDuration as the Lease stores it and as
-// standbys judge expiry: whole seconds, rounded up, so that standbys never
-// wait less than LeaseDuration (client-go would write it truncated).
-func (o Options) storedLeaseDuration() time.Duration {
-	if o.LeaseDuration <= 0 {
-		return o.LeaseDuration
-	}
-	return (o.LeaseDuration + time.Second - 1).Truncate(time.Second)
 }
 
 // requestTimeout bounds one lease request, so that a single hung request

@@ -61,7 +61,16 @@ func TestValidate(t *testing.T) {
 			modify: func(o *Options) {
 				o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 1100*time.Millisecond, 2*time.Second, 100*time.Millisecond
 			},
-			want: []string{"LeaseDuration 1.1s, stored in the Lease as 2s (whole seconds, rounded up), must be greater than RenewDeadline 2s"},
+			want: []string{"LeaseDuration 1.1s must be greater than RenewDeadline 2s"},
+		},
+		{
+			// client-go's rule is on LeaseDuration as configured, though the
+			// Lease stores 2s.
+			name: "fractional lease below renew, written above it",
+			modify: func(o *Options) {
+				o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 1100*time.Millisecond, 1500*time.Millisecond, 100*time.Millisecond
+			},
+			want: []string{"LeaseDuration 1.1s must be greater than RenewDeadline 1.5s"},
 		},
 		{
 			name:   "bad labels",
@@ -69,11 +78,11 @@ func TestValidate(t *testing.T) {
 			want:   []string{`label key "bad key!" is invalid`, `label app value "bad value!" is invalid`},
 		},
 		{
+			// client-go accepts it; the Lease stores 1s.
 			name: "sub-second lease",
 			modify: func(o *Options) {
 				o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 900*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond
 			},
-			want: []string{"LeaseDuration 900ms must be at least 1s"},
 		},
 		{
 			name: "every problem at once",
@@ -82,7 +91,7 @@ func TestValidate(t *testing.T) {
 			},
 			want: []string{
 				"ID (the Lease name) is required",
-				"LeaseDuration -1s must be at least 1s",
+				"LeaseDuration -1s must be positive",
 				"RenewDeadline -1s must be positive",
 				"RetryPeriod -1s must be positive",
 			},
@@ -102,23 +111,6 @@ func TestValidate(t *testing.T) {
 			for _, w := range tt.want {
 				assert.Contains(t, err.Error(), w)
 			}
-		})
-	}
-}
-
-func TestStoredLeaseDuration(t *testing.T) {
-	tests := []struct {
-		give, want time.Duration
-	}{
-		{give: time.Second, want: time.Second},
-		{give: 1900 * time.Millisecond, want: 2 * time.Second},
-		{give: 1001 * time.Millisecond, want: 2 * time.Second},
-		{give: 15 * time.Second, want: 15 * time.Second},
-		{give: 15*time.Second + time.Nanosecond, want: 16 * time.Second},
-	}
-	for _, tt := range tests {
-		t.Run(tt.give.String(), func(t *testing.T) {
-			assert.Equal(t, tt.want, Options{LeaseDuration: tt.give}.storedLeaseDuration())
 		})
 	}
 }

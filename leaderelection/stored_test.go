@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -149,9 +150,9 @@ func TestNeverTwoLeadersWithFractionalTimings(t *testing.T) {
 // the Lease's leaseDurationSeconds, not by its own LeaseDuration.
 func TestStandbyWaitsTheStoredDuration(t *testing.T) {
 	cs := kubernetes.NewForConfigOrDie(restConfig)
-	hold := func(t *testing.T, lease string, seconds int32) time.Time {
+	holdSkewed := func(t *testing.T, lease string, seconds int32, skew time.Duration) time.Time {
 		t.Helper()
-		now := metav1.NewMicroTime(time.Now())
+		now := metav1.NewMicroTime(time.Now().Add(skew))
 		_, err := cs.CoordinationV1().Leases("default").Create(t.Context(), &coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Name: lease, Namespace: "default"},
 			Spec: coordinationv1.LeaseSpec{
@@ -160,7 +161,11 @@ func TestStandbyWaitsTheStoredDuration(t *testing.T) {
 			},
 		}, metav1.CreateOptions{})
 		require.NoError(t, err)
-		return now.Time
+		return now.Time.Add(-skew)
+	}
+	hold := func(t *testing.T, lease string, seconds int32) time.Time {
+		t.Helper()
+		return holdSkewed(t, lease, seconds, 0)
 	}
 	t.Run("stored longer than the option", func(t *testing.T) {
 		lease := unique("stored-longer")
@@ -170,6 +175,21 @@ func TestStandbyWaitsTheStoredDuration(t *testing.T) {
 		t.Logf("elected %s after the lease was last renewed (stored 4s, own 1s)", elected.Sub(written))
 		assert.GreaterOrEqual(t, elected.Sub(written), 4*time.Second, "the standby waited the stored 4s, not its own 1s")
 	})
+	// The holder's clock is off by an hour: its renewTime says nothing to
+	// a standby, which waits the stored duration from when it saw the
+	// Lease (a standby comparing renewTime with its own clock would take
+	// over at once, or only after an hour).
+	for _, skew := range []time.Duration{-time.Hour, time.Hour} {
+		t.Run(fmt.Sprintf("holder clock off by %s", skew), func(t *testing.T) {
+			lease := unique("skewed")
+			written := holdSkewed(t, lease, 2, skew)
+			c := startCandidate(t, lease, "standby", time.Second, 500*time.Millisecond, 100*time.Millisecond)
+			elected := c.waitLed(t, 30*time.Second)
+			t.Logf("elected %s after the lease was written (stored 2s, holder's clock off by %s)", elected.Sub(written), skew)
+			assert.GreaterOrEqual(t, elected.Sub(written), 2*time.Second)
+			assert.Less(t, elected.Sub(written), 20*time.Second)
+		})
+	}
 	t.Run("stored shorter than the option", func(t *testing.T) {
 		lease := unique("stored-shorter")
 		written := hold(t, lease, 1)
@@ -179,4 +199,56 @@ func TestStandbyWaitsTheStoredDuration(t *testing.T) {
 		assert.GreaterOrEqual(t, elected.Sub(written), time.Second)
 		assert.Less(t, elected.Sub(written), time.Minute, "the standby took over after the stored 1s, not its own minute")
 	})
+}
+
+// TestStandbyTakesOverOnlyAfterTheLeaderStoppedBeingValid: two
+// contenders with fractional timings; the leader is cut off from the API
+// server; the standby is elected only after the leader's IsLeader (the
+// lease core's Valid, which fenced writes ask) turned false.
+func TestStandbyTakesOverOnlyAfterTheLeaderStoppedBeingValid(t *testing.T) {
+	const d, renew, retry = 1900 * time.Millisecond, 1500 * time.Millisecond, 200 * time.Millisecond
+	lease := unique("valid-then-takeover")
+	leader := startCandidate(t, lease, "leader", d, renew, retry)
+	leader.waitLed(t, 20*time.Second)
+	standby := startCandidate(t, lease, "standby", d, renew, retry)
+
+	// Poll the leader's IsLeader, remembering the last time it said yes.
+	var lastValid atomic.Int64 // UnixNano
+	stop := make(chan struct{})
+	polled := make(chan struct{})
+	go func() {
+		defer close(polled)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if leader.e.IsLeader() {
+				lastValid.Store(time.Now().UnixNano())
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	time.Sleep(3 * retry) // the standby has seen renewals
+	require.True(t, leader.e.IsLeader())
+	cut := time.Now()
+	leader.proxy.Blackhole(true)
+	defer leader.proxy.Blackhole(false)
+
+	elected := standby.waitLed(t, 20*time.Second)
+	close(stop)
+	<-polled
+	last := time.Unix(0, lastValid.Load())
+	t.Logf("cut off at %s; leader last valid %s later; standby elected %s after that",
+		cut.Format("05.000"), last.Sub(cut), elected.Sub(last))
+	assert.True(t, last.Before(elected), "the standby was elected %s before the leader stopped being valid", last.Sub(elected))
+	assert.Less(t, last.Sub(cut), renew, "validity ends within RenewDeadline of the last renewal")
+	assert.False(t, leader.e.IsLeader())
+	select {
+	case <-leader.finished:
+		assert.ErrorIs(t, leader.runErr(), leaderelection.ErrLeaderElectionLost)
+	case <-time.After(10 * time.Second): // hang bound
+		t.Fatal("the cut-off leader's Run did not return")
+	}
 }

@@ -234,10 +234,10 @@ func (h *Holder) forget() {
 // Release ends the hold: Valid turns false at once, then, if the Lease
 // still names this identity, it is written with an empty holder and a
 // one-second duration, which observers count as expired at once. It
-// retries on conflict until ctx ends; it returns nil when the Lease does
-// not exist or names another holder. Stop every fenced write before
-// calling it.
-func (h *Holder) Release(ctx context.Context) error {
+// retries on conflict until ctx ends. It reports whether it wrote the
+// release: false, with a nil error, when the Lease does not exist or names
+// another holder. Stop every fenced write before calling it.
+func (h *Holder) Release(ctx context.Context) (bool, error) {
 	h.mu.Lock()
 	h.held = false
 	cur := h.last
@@ -247,16 +247,16 @@ func (h *Holder) Release(ctx context.Context) error {
 		if cur == nil {
 			l, err := h.cfg.API.Get(ctx, h.cfg.Namespace, h.cfg.Name)
 			if apierrors.IsNotFound(err) {
-				return nil
+				return false, nil
 			}
 			if err != nil {
-				return fmt.Errorf("release lease %s: get: %w", h.Key(), err)
+				return false, fmt.Errorf("release lease %s: get: %w", h.Key(), err)
 			}
 			cur = l
 		}
 		old := RecordOf(cur.Spec)
 		if old.Holder != h.cfg.Identity {
-			return nil
+			return false, nil
 		}
 		now := h.cfg.Clock.Now()
 		next := cur.DeepCopy()
@@ -264,11 +264,11 @@ func (h *Holder) Release(ctx context.Context) error {
 		_, err := h.cfg.API.Update(ctx, next)
 		switch {
 		case err == nil:
-			return nil
+			return true, nil
 		case apierrors.IsConflict(err) && ctx.Err() == nil:
 			cur = nil
 		default:
-			return fmt.Errorf("release lease %s: update: %w", h.Key(), err)
+			return false, fmt.Errorf("release lease %s: update: %w", h.Key(), err)
 		}
 	}
 }

@@ -77,10 +77,14 @@ func TestAcquireRenewTakeOverRelease(t *testing.T) {
 	// a's next renewal conflicts (its copy is stale), then it sees b.
 	require.Error(t, a.TryAcquireOrRenew(ctx))
 	require.ErrorIs(t, a.TryAcquireOrRenew(ctx), lease.ErrHeld)
-	require.NoError(t, a.Release(ctx), "releasing a Lease another holds does nothing")
+	released, err := a.Release(ctx)
+	require.NoError(t, err)
+	assert.False(t, released, "releasing a Lease another holds does nothing")
 	assert.Equal(t, "b", ptr.Deref(api.stored("ns", "l").Spec.HolderIdentity, ""))
 
-	require.NoError(t, b.Release(ctx))
+	released, err = b.Release(ctx)
+	require.NoError(t, err)
+	assert.True(t, released)
 	assert.False(t, b.Valid(b.Clock().Now()))
 	l = api.stored("ns", "l")
 	assert.Equal(t, "", ptr.Deref(l.Spec.HolderIdentity, "x"))
