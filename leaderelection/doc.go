@@ -21,7 +21,8 @@
 //   - Run returns nil after ctx ends, and an error wrapping ErrLeaderElectionLost
 //     (naming the lease) as soon as RenewDeadline has passed since the last
 //     successful renewal was sent, while ctx was live (client-go's elector
-//     alone would wait up to a RetryPeriod longer). It never campaigns
+//     would wait up to a RetryPeriod longer), or at once when a read shows
+//     that another candidate holds the lease. It never campaigns
 //     again: a candidate that lost the lease is expected to stop its
 //     leader-only work and exit, or, once that work has stopped, to
 //     campaign with a new Elector of the same Identity (the manager does so

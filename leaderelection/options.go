@@ -81,8 +81,7 @@ type Options struct {
 	// the rest.Config.
 	HTTPClient *http.Client
 
-	// Logger receives the elector's log lines (client-go's elector logs
-	// through it too). Zero: discard.
+	// Logger receives the elector's log lines. Zero: discard.
 	Logger logr.Logger
 
 	// Metrics receives leader_election_master_status{name}. Zero: no
