@@ -64,6 +64,7 @@ func (q *Queue[K]) shutdownLocked() {
 			continue
 		}
 		e.flags &= fProcessing
+		e.heap = none // the heap is emptied below
 		if e.flags == 0 {
 			q.release(id)
 		}
