@@ -18,35 +18,39 @@ import (
 // moment: the shards whose Lease is valid, the hash ring over them, and
 // the Leases of shards that are gone (expired or released).
 type view struct {
-	at    time.Time
-	ring  *HashRing
-	alive map[string]bool
-	mu    sync.Mutex                      // guards dead during a sweep
-	dead  map[string]coordinationv1.Lease // by shard name
+	at      time.Time
+	members *members
+	ring    *HashRing
+	alive   map[string]bool
+	mu      sync.Mutex                      // guards dead during a sweep
+	dead    map[string]coordinationv1.Lease // by shard name
 }
 
-// readView lists the ring's shard Leases and judges each at the time of
-// the read.
-func readView(ctx context.Context, r client.Reader, namespace, ring string, vnodes int) (*view, error) {
+// readView lists the ring's shard Leases and judges each by members, this
+// replica's observations, at the time the list was answered.
+func readView(ctx context.Context, r client.Reader, m *members, namespace, ring string, vnodes int) (*view, error) {
 	var leases coordinationv1.LeaseList
 	if err := r.List(ctx, &leases, client.InNamespace(namespace), client.MatchingLabels{RingLabel: ring}); err != nil {
 		return nil, fmt.Errorf("sharding: ring %q: list shard leases in %s: %w", ring, namespace, err)
 	}
-	now := time.Now()
-	v := &view{at: now, alive: map[string]bool{}, dead: map[string]coordinationv1.Lease{}}
+	now := time.Now() // after the answer: every Lease in it was stored before
+	v := &view{at: now, members: m, alive: map[string]bool{}, dead: map[string]coordinationv1.Lease{}}
 	var names []string
+	listed := map[string]bool{}
 	for _, l := range leases.Items {
 		shard := l.Labels[ShardNameLabel]
 		if shard == "" {
 			continue
 		}
-		if expired(&l, now) {
+		listed[shard] = true
+		if m.expired(shard, &l, now) {
 			v.dead[shard] = l
 			continue
 		}
 		v.alive[shard] = true
 		names = append(names, shard)
 	}
+	m.keepOnly(listed)
 	slices.Sort(names)
 	v.ring = NewHashRing(names, vnodes)
 	return v, nil
@@ -55,7 +59,7 @@ func readView(ctx context.Context, r client.Reader, namespace, ring string, vnod
 // gone reports whether shard is known to be gone: its Lease is in the
 // view as expired or released, or, for a shard the view does not know
 // (its Lease may be newer than the view), a fresh read finds no Lease or
-// an expired one. A shard that holds no Lease reconciles nothing, so its
+// one that is expired or released by this replica's observation. A shard that holds no Lease reconciles nothing, so its
 // objects may be given to others.
 func (v *view) gone(ctx context.Context, r client.Reader, namespace, ring, shard string) (bool, error) {
 	if v.alive[shard] {
@@ -75,7 +79,7 @@ func (v *view) gone(ctx context.Context, r client.Reader, namespace, ring, shard
 	if err != nil {
 		return false, fmt.Errorf("sharding: ring %q: get lease of shard %q: %w", ring, shard, err)
 	}
-	if expired(&l, time.Now()) {
+	if v.members.expired(shard, &l, time.Now()) {
 		v.dead[shard] = l
 		return true, nil
 	}

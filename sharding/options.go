@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/internal/lease"
 	"github.com/kubeloop/kubeloop/log"
 )
 
@@ -84,14 +85,17 @@ type Options struct {
 	Shard string
 
 	// LeaseDuration is how long a shard's Lease stays valid after its last
-	// renewal; once it passed, the sharder reassigns the shard's objects.
-	// At least 1 s. Zero: 15 s.
+	// renewal, as every other replica counts it on its own clock from when
+	// it saw that renewal; once it passed, the sharder reassigns the
+	// shard's objects. The Lease stores it rounded up to whole seconds
+	// (1.9 s as 2 s). Zero: 15 s.
 	LeaseDuration time.Duration
 	// RenewDeadline is how long a shard keeps reconciling since its last
 	// successful renewal: past it the shard stops reconciling sharded
 	// objects (it is fenced) and Start returns ErrLeaseLost. It must be
-	// less than LeaseDuration, and the difference bounds both the clock
-	// skew between replicas and the time an in-flight reconcile has to
+	// less than LeaseDuration (leader election's rule), and the difference
+	// bounds both the clock rate differences between replicas (their
+	// offsets do not matter) and the time an in-flight reconcile has to
 	// notice its cancelled context. Zero: 10 s.
 	RenewDeadline time.Duration
 	// RetryPeriod is the interval between renewals, and between reads of
@@ -230,14 +234,8 @@ func (o Options) validate() error {
 			errs = append(errs, fmt.Errorf("sharded kind #%d is nil", i))
 		}
 	}
-	if o.LeaseDuration < time.Second {
-		errs = append(errs, fmt.Errorf("LeaseDuration %s must be at least 1s", o.LeaseDuration))
-	}
-	if o.RenewDeadline >= o.LeaseDuration {
-		errs = append(errs, fmt.Errorf("RenewDeadline %s must be less than LeaseDuration %s (fencing)", o.RenewDeadline, o.LeaseDuration))
-	}
-	if o.RetryPeriod <= 0 || o.RenewDeadline <= time.Duration(1.2*float64(o.RetryPeriod)) {
-		errs = append(errs, fmt.Errorf("RenewDeadline %s must be greater than 1.2*RetryPeriod %s", o.RenewDeadline, o.RetryPeriod))
+	if err := lease.Validate(o.LeaseDuration, o.RenewDeadline, o.RetryPeriod); err != nil {
+		errs = append(errs, err)
 	}
 	if o.SweepInterval < 0 || o.DrainCheckInterval < 0 || o.SweepPageSize < 0 || o.VirtualNodes < 0 {
 		errs = append(errs, errors.New("SweepInterval, DrainCheckInterval, SweepPageSize and VirtualNodes must not be negative"))

@@ -3,6 +3,7 @@ package sharding_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
@@ -31,7 +32,11 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{"ring too long", func(o *sharding.Options) { o.Ring = string(make([]byte, 70)) }, "is not a valid label value"},
 		{"no ring", func(o *sharding.Options) { o.Ring = "" }, "Ring is required"},
 		{"no kinds", func(o *sharding.Options) { o.Objects = nil }, "Objects must name at least one sharded kind"},
-		{"renew deadline not below lease duration", func(o *sharding.Options) { o.RenewDeadline = o.LeaseDuration }, "must be less than LeaseDuration"},
+		{"renew deadline not below lease duration", func(o *sharding.Options) { o.RenewDeadline = o.LeaseDuration }, "LeaseDuration 15s must be greater than RenewDeadline 15s"},
+		{"fractional lease below renew deadline", func(o *sharding.Options) {
+			o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 1100*time.Millisecond, 1500*time.Millisecond, 100*time.Millisecond
+		}, "LeaseDuration 1.1s must be greater than RenewDeadline 1.5s"},
+		{"renew deadline not above jittered retry", func(o *sharding.Options) { o.RetryPeriod = 9 * time.Second }, "RenewDeadline 10s must be greater than 1.2*RetryPeriod (10.8s)"},
 		{"bad shard", func(o *sharding.Options) { o.Shard = "UPPER" }, `shard "UPPER"`},
 		{"service and url", func(o *sharding.Options) {
 			o.Webhook.URL = "https://x"

@@ -174,7 +174,7 @@ func (g *gate) handOver(ctx context.Context, obj client.Object, hkey string) (re
 func (r *Ring) enter() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.accepting || !r.shard.valid(time.Now()) {
+	if !r.accepting || !r.shard.Valid(time.Now()) {
 		return false
 	}
 	r.inflight++

@@ -22,18 +22,15 @@ import (
 // the campaign starts over; the shard itself is unaffected.
 func (r *Ring) campaign(ctx context.Context) {
 	for ctx.Err() == nil {
-		el := &lease{
-			c:             r.c,
-			key:           client.ObjectKey{Namespace: r.opts.Namespace, Name: sharderLeaseName(r.opts.Ring)},
-			holder:        r.holder,
-			duration:      r.opts.LeaseDuration,
-			renewDeadline: r.opts.RenewDeadline,
-			retry:         r.opts.RetryPeriod,
-		}
-		if el.acquire(ctx, nil) != nil {
+		el, err := newHolder(r.c, r.opts, sharderLeaseName(r.opts.Ring), r.holder, nil)
+		if err != nil { // the options were validated by New
+			r.log.Error(err, "cannot campaign for the sharder")
 			return
 		}
-		r.log.Info("running the sharder", "lease", el.key.String())
+		if el.Acquire(ctx, nil) != nil {
+			return
+		}
+		r.log.Info("running the sharder", "lease", el.Key())
 		r.metrics.leading.WithLabelValues(r.opts.Ring).Set(1)
 		lead, stop := context.WithCancel(ctx)
 		done := make(chan struct{})
@@ -41,7 +38,7 @@ func (r *Ring) campaign(ctx context.Context) {
 			defer close(done)
 			r.runSharder(lead)
 		}()
-		err := el.renew(ctx)
+		err = el.Renew(ctx)
 		stop()
 		<-done
 		r.metrics.leading.WithLabelValues(r.opts.Ring).Set(0)
@@ -50,7 +47,7 @@ func (r *Ring) campaign(ctx context.Context) {
 			continue
 		}
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.RenewDeadline)
-		if err := el.release(rctx); err != nil {
+		if _, err := el.Release(rctx); err != nil {
 			r.log.Error(err, "could not release the sharder lease")
 		}
 		cancel()
@@ -125,7 +122,7 @@ type SweepResult struct {
 // tests and tools. It keeps one page in memory at a time.
 func (r *Ring) Sweep(ctx context.Context) (SweepResult, error) {
 	start := time.Now()
-	v, err := readView(ctx, r.c, r.opts.Namespace, r.opts.Ring, r.opts.VirtualNodes)
+	v, err := readView(ctx, r.c, r.members, r.opts.Namespace, r.opts.Ring, r.opts.VirtualNodes)
 	if err != nil {
 		return SweepResult{}, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
+	"github.com/kubeloop/kubeloop/internal/lease"
 )
 
 // kind is one sharded kind.
@@ -44,7 +45,8 @@ type Ring struct {
 	shardKey string // ShardLabel(ring)
 	drainKey string // DrainLabel(ring)
 
-	shard   *lease
+	shard   *lease.Holder
+	members *members // this replica's observations of the shard Leases
 	view    atomic.Pointer[view]
 	reader  atomic.Pointer[readerBox] // the cache, for the reconcilers' gate
 	started atomic.Bool
@@ -119,15 +121,11 @@ func New(c client.Client, opts Options) (*Ring, error) {
 	if r.metrics, err = newMetrics(o.Metrics, o.Ring); err != nil {
 		return nil, err
 	}
-	r.shard = &lease{
-		c:             c,
-		key:           client.ObjectKey{Namespace: o.Namespace, Name: leaseName(o.Ring, o.Shard)},
-		holder:        r.holder,
-		labels:        map[string]string{RingLabel: o.Ring, ShardNameLabel: o.Shard},
-		duration:      o.LeaseDuration,
-		renewDeadline: o.RenewDeadline,
-		retry:         o.RetryPeriod,
+	r.shard, err = newHolder(c, o, leaseName(o.Ring, o.Shard), r.holder, map[string]string{RingLabel: o.Ring, ShardNameLabel: o.Shard})
+	if err != nil {
+		return nil, fmt.Errorf("sharding: ring %q: %w", o.Ring, err)
 	}
+	r.members = newMembers()
 	return r, nil
 }
 
@@ -213,8 +211,8 @@ func (r *Ring) ConfigureCache(co *cache.Options) error {
 // Checker is the readiness check of the shard: it fails until the shard
 // Lease is held and while it is not renewed in time.
 func (r *Ring) Checker(*http.Request) error {
-	if !r.shard.valid(time.Now()) {
-		return fmt.Errorf("sharding: ring %q: shard %q does not hold its Lease %s", r.opts.Ring, r.opts.Shard, r.shard.key)
+	if !r.shard.Valid(time.Now()) {
+		return fmt.Errorf("sharding: ring %q: shard %q does not hold its Lease %s", r.opts.Ring, r.opts.Shard, r.shard.Key())
 	}
 	return nil
 }
@@ -247,8 +245,8 @@ func (r *Ring) Start(ctx context.Context) error {
 	}
 	defer r.fence()
 	log := r.log
-	log.Info("joining the ring", "lease", r.shard.key.String())
-	err := r.shard.acquire(ctx, func(err error) { log.Info("waiting for the shard lease", "reason", err.Error()) })
+	log.Info("joining the ring", "lease", r.shard.Key())
+	err := r.shard.Acquire(ctx, func(err error) { log.Info("waiting for the shard lease", "reason", err.Error()) })
 	if err != nil {
 		return nil // ctx ended before the Lease was ours
 	}
@@ -264,19 +262,19 @@ func (r *Ring) Start(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { r.watchMembers(bg) })
 	wg.Go(func() { r.campaign(bg) })
-	renewErr := r.shard.renew(ctx)
+	renewErr := r.shard.Renew(ctx)
 	stopBG()
 	wg.Wait()
 
 	if renewErr != nil {
 		r.close(false)
 		log.Error(renewErr, "shard lease lost; stopped reconciling sharded objects")
-		return fmt.Errorf("sharding: ring %q shard %q: %w", r.opts.Ring, r.opts.Shard, renewErr)
+		return fmt.Errorf("sharding: ring %q shard %q: %w: %w", r.opts.Ring, r.opts.Shard, ErrLeaseLost, renewErr)
 	}
 	if r.close(true) {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.RenewDeadline)
 		defer cancel()
-		if err := r.shard.release(rctx); err != nil {
+		if _, err := r.shard.Release(rctx); err != nil {
 			log.Error(err, "could not release the shard lease; it expires after LeaseDuration")
 		} else {
 			log.Info("released the shard lease; leaving the ring")
@@ -299,7 +297,7 @@ func (r *Ring) close(wait bool) bool {
 			r.idle.Broadcast()
 			r.mu.Unlock()
 		})
-		timer := time.AfterFunc(time.Until(r.shard.deadline()), r.fence)
+		timer := time.AfterFunc(time.Until(r.shard.Deadline()), r.fence)
 		for r.inflight > 0 && r.fenceCtx.Err() == nil {
 			r.idle.Wait()
 		}
@@ -319,7 +317,7 @@ func (r *Ring) watchMembers(ctx context.Context) {
 	t := time.NewTicker(r.opts.RetryPeriod)
 	defer t.Stop()
 	for {
-		v, err := readView(ctx, r.c, r.opts.Namespace, r.opts.Ring, r.opts.VirtualNodes)
+		v, err := readView(ctx, r.c, r.members, r.opts.Namespace, r.opts.Ring, r.opts.VirtualNodes)
 		if err == nil {
 			old := r.view.Swap(v)
 			r.metrics.shards.WithLabelValues(r.opts.Ring).Set(float64(v.ring.Len()))

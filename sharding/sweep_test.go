@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -104,7 +105,13 @@ func TestSweepReassignsAtOnceFromGoneShards(t *testing.T) {
 		name string
 		gone func(t *testing.T, c client.Client)
 	}{
-		{"lease expired", func(t *testing.T, c client.Client) { putLease(t, c, "b", testLease+time.Second) }},
+		{"lease not renewed for its duration", func(t *testing.T, c client.Client) {
+			// By the sweeping replica's clock, from when it last saw each
+			// Lease change: a and c renew, b does not.
+			time.Sleep(testLease)
+			putLease(t, c, "a", 0)
+			putLease(t, c, "c", 0)
+		}},
 		{"lease released", func(t *testing.T, c client.Client) {
 			l := &coordinationv1.Lease{}
 			require.NoError(t, c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: ringName + "-shard-b"}, l))
@@ -116,34 +123,79 @@ func TestSweepReassignsAtOnceFromGoneShards(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := newFake(t, nil, configMaps(200, nil)...)
-			for _, s := range []string{"a", "b", "c"} {
-				putLease(t, c, s, 0)
-			}
-			r := newRing(t, c, "a")
-			_, err := r.Sweep(context.Background())
-			require.NoError(t, err)
-			onB := 0
-			for _, cm := range listCMs(t, c) {
-				if cm.Labels[shardKey] == "b" {
-					onB++
-				}
-			}
-			require.NotZero(t, onB)
-
-			tt.gone(t, c)
-			res, err := r.Sweep(context.Background())
-			require.NoError(t, err)
-			assert.Equal(t, onB, res.Reassigned)
-			assert.Zero(t, res.Drains, "objects of live shards stay where they are")
-			for _, cm := range listCMs(t, c) {
-				require.Equal(t, want([]string{"a", "c"}, cm.Name), cm.Labels[shardKey], cm.Name)
-			}
-			err = c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: ringName + "-shard-b"}, &coordinationv1.Lease{})
-			assert.True(t, apierrors.IsNotFound(err), "the gone shard's Lease is deleted after a complete sweep: %v", err)
-		})
+		t.Run(tt.name, func(t *testing.T) { synctest.Test(t, func(t *testing.T) { sweepGone(t, tt.gone) }) })
 	}
+}
+
+// sweepGone makes shard b gone with gone: one sweep reassigns its
+// objects at once and deletes its Lease.
+func sweepGone(t *testing.T, gone func(t *testing.T, c client.Client)) {
+	c := newFake(t, nil, configMaps(200, nil)...)
+	for _, s := range []string{"a", "b", "c"} {
+		putLease(t, c, s, 0)
+	}
+	r := newRing(t, c, "a")
+	_, err := r.Sweep(context.Background())
+	require.NoError(t, err)
+	onB := 0
+	for _, cm := range listCMs(t, c) {
+		if cm.Labels[shardKey] == "b" {
+			onB++
+		}
+	}
+	require.NotZero(t, onB)
+
+	gone(t, c)
+	res, err := r.Sweep(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, onB, res.Reassigned)
+	assert.Zero(t, res.Drains, "objects of live shards stay where they are")
+	for _, cm := range listCMs(t, c) {
+		require.Equal(t, want([]string{"a", "c"}, cm.Name), cm.Labels[shardKey], cm.Name)
+	}
+	err = c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: ringName + "-shard-b"}, &coordinationv1.Lease{})
+	assert.True(t, apierrors.IsNotFound(err), "the gone shard's Lease is deleted after a complete sweep: %v", err)
+}
+
+// TestSweepJudgesLeasesByItsOwnClock: the shards' clocks are off by half
+// an hour, either way. A shard whose renewTime looks half an hour old but
+// keeps renewing is alive; one whose renewTime lies half an hour ahead but
+// stopped renewing is gone after its leaseDurationSeconds, by the sweeping
+// replica's clock from when it last saw the Lease change.
+func TestSweepJudgesLeasesByItsOwnClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newFake(t, nil, configMaps(200, nil)...)
+		putLease(t, c, "a", 0)
+		putLeaseFor(t, c, "behind", 30*time.Minute, 15*time.Second)
+		putLeaseFor(t, c, "ahead", -30*time.Minute, 15*time.Second)
+		r := newRing(t, c, "a")
+		three := []string{"a", "ahead", "behind"}
+		res, err := r.Sweep(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 200, res.Assigned)
+		for _, cm := range listCMs(t, c) {
+			require.Equal(t, want(three, cm.Name), cm.Labels[shardKey], "a renewTime half an hour old is not expired: %s", cm.Name)
+		}
+
+		// "behind" renews (its clock still half an hour slow), "ahead" stops.
+		for range 7 {
+			time.Sleep(2 * time.Second)
+			putLeaseFor(t, c, "behind", 30*time.Minute, 15*time.Second)
+			putLease(t, c, "a", 0)
+			res, err = r.Sweep(context.Background())
+			require.NoError(t, err)
+			require.Zero(t, res.Reassigned, "14s after its last change, ahead is still alive")
+		}
+		time.Sleep(time.Second)
+		putLeaseFor(t, c, "behind", 30*time.Minute, 15*time.Second)
+		putLease(t, c, "a", 0)
+		res, err = r.Sweep(context.Background())
+		require.NoError(t, err)
+		assert.NotZero(t, res.Reassigned, "15s after its last change, ahead is gone, though its renewTime is in the future")
+		for _, cm := range listCMs(t, c) {
+			require.Equal(t, want([]string{"a", "behind"}, cm.Name), cm.Labels[shardKey], cm.Name)
+		}
+	})
 }
 
 func TestSweepUnknownShardIsLookedUp(t *testing.T) {
