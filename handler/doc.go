@@ -35,9 +35,10 @@
 //     up after an outage or resyncing serves a change made now first.
 //     Backlog is the informer's initial list (CreateEvent.IsInInitialList;
 //     at a cold start everything is backlog, as in controller-runtime's
-//     priority queue), what a relist found after the watch failed
-//     (CreateEvent.FromRelist, UpdateEvent.FromRelist, and deletes with
-//     DeleteStateUnknown), and resyncs (an UpdateEvent whose old and new
+//     priority queue), the catch-up after an outage (CatchUp on every
+//     event type: what a relist found after the watch failed, or what a
+//     watch resumed after a gap replayed, up to the server's
+//     resourceVersion when the informer reached it again), and resyncs (an UpdateEvent whose old and new
 //     resourceVersion are equal). A request waiting at LowPriority that a
 //     fresh event adds again is raised to normal priority; one left low is
 //     served after the queue's AgeAfter (10 s by default) at the latest.

@@ -18,14 +18,12 @@ type TypedCreateEvent[object any] struct {
 	// IsInInitialList is true when the object came with the informer's
 	// initial list rather than with a watch event.
 	IsInInitialList bool
-	// FromRelist is true when a relist found the object (the informer
-	// listed again after its watch failed: a 410 Gone, a cut connection,
-	// an API server restart) rather than a watch event: it is part of the
-	// backlog an outage left. The built-in handlers add it at
-	// LowPriority, behind fresh watch events. It is never set together
-	// with IsInInitialList. kubeloop only; controller-runtime's event has
-	// no such field.
-	FromRelist bool
+	// CatchUp is true when the object was created while the informer was
+	// cut off from the API server, and the informer learnt of it on its
+	// way back (see UpdateEvent.CatchUp). It is never set together with
+	// IsInInitialList. kubeloop only; controller-runtime's event has no
+	// such field.
+	CatchUp bool
 }
 
 // TypedUpdateEvent reports a change of an object. ObjectOld and ObjectNew
@@ -36,12 +34,15 @@ type TypedUpdateEvent[object any] struct {
 	ObjectOld object
 	// ObjectNew is the object after the change.
 	ObjectNew object
-	// FromRelist is true when a relist found the change (the informer
-	// listed again after its watch failed) rather than a watch event: it
-	// is part of the backlog an outage left, and the built-in handlers
-	// add it at LowPriority, behind fresh watch events. kubeloop only;
+	// CatchUp is true when the change is part of the backlog an outage
+	// left rather than news: the informer learnt of it on its way back to
+	// the API server, from a relist (after its watch failed: a 410 Gone,
+	// a long cut, an API server restart) or from the replay of a watch
+	// resumed after a gap, up to the server's resourceVersion when the
+	// informer reached it again. The built-in handlers add it at
+	// LowPriority, behind fresh watch events. kubeloop's cache sets it;
 	// controller-runtime's event has no such field.
-	FromRelist bool
+	CatchUp bool
 }
 
 // TypedDeleteEvent reports an object that left the cache.
@@ -49,10 +50,13 @@ type TypedDeleteEvent[object any] struct {
 	// Object is the last state of the object the cache knew.
 	Object object
 	// DeleteStateUnknown is true when the delete was noticed by a relist
-	// rather than by a watch event, so Object may be stale. Such a delete
-	// is part of the backlog an outage left: the built-in handlers add it
-	// at LowPriority.
+	// rather than by a watch event, so Object may be stale. CatchUp is
+	// then true as well.
 	DeleteStateUnknown bool
+	// CatchUp is true when the delete is part of the backlog an outage
+	// left (see UpdateEvent.CatchUp); the built-in handlers add it at
+	// LowPriority. kubeloop only.
+	CatchUp bool
 }
 
 // TypedGenericEvent reports an object from outside the cluster's watch

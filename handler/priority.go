@@ -10,22 +10,23 @@ import (
 
 // The built-in handlers add at LowPriority what is backlog rather than
 // news: the initial list (at a cold start everything is backlog, as in
-// controller-runtime's priority queue), what a relist found after the
-// watch failed (an outage's backlog), and resyncs. Fresh watch events stay
+// controller-runtime's priority queue), the catch-up after an outage (what
+// a relist found, or a resumed watch replayed: the events' CatchUp), and
+// resyncs. Fresh watch events stay
 // at normal priority and are served first; a request added low and then
 // again by a fresh event is raised (the queue keeps a key's highest
 // priority), and one left low is served after the queue's AgeAfter at the
 // latest.
 
 // lowCreate reports whether a create is backlog.
-func lowCreate[T any](evt TypedCreateEvent[T]) bool { return evt.IsInInitialList || evt.FromRelist }
+func lowCreate[T any](evt TypedCreateEvent[T]) bool { return evt.IsInInitialList || evt.CatchUp }
 
-// lowUpdate reports whether an update is backlog: found by a relist, or a
-// resync.
-func lowUpdate[T client.Object](evt TypedUpdateEvent[T]) bool { return evt.FromRelist || isResync(evt) }
+// lowUpdate reports whether an update is backlog: catch-up, or a resync.
+func lowUpdate[T client.Object](evt TypedUpdateEvent[T]) bool { return evt.CatchUp || isResync(evt) }
 
-// lowDelete reports whether a delete is backlog: noticed by a relist.
-func lowDelete[T any](evt TypedDeleteEvent[T]) bool { return evt.DeleteStateUnknown }
+// lowDelete reports whether a delete is backlog: catch-up, or noticed by a
+// relist (a tombstone, whoever delivered it).
+func lowDelete[T any](evt TypedDeleteEvent[T]) bool { return evt.CatchUp || evt.DeleteStateUnknown }
 
 // isResync reports whether an update changed nothing: old and new carry the
 // same resourceVersion.
@@ -37,7 +38,7 @@ func isResync[T client.Object](evt TypedUpdateEvent[T]) bool {
 // lowUpdateAny is lowUpdate for objects of any type: a resync only when
 // both are client.Objects.
 func lowUpdateAny[T any](evt TypedUpdateEvent[T]) bool {
-	if evt.FromRelist {
+	if evt.CatchUp {
 		return true
 	}
 	if isNil(evt.ObjectOld) || isNil(evt.ObjectNew) {
@@ -88,9 +89,9 @@ func requestFor(obj client.Object) reconcile.Request {
 
 // WithLowPriorityWhenUnchanged wraps h so that the requests it adds for
 // backlog go in at LowPriority, as the built-in handlers do: initial-list
-// creates, resyncs, and (kubeloop only) the creates, updates and deletes a
-// relist found (CreateEvent.FromRelist, UpdateEvent.FromRelist,
-// DeleteEvent.DeleteStateUnknown). Requests that h adds with a priority of
+// creates, resyncs, and (kubeloop only) the catch-up after an outage
+// (CreateEvent.CatchUp, UpdateEvent.CatchUp, DeleteEvent.CatchUp and
+// DeleteStateUnknown). Requests that h adds with a priority of
 // its own keep it. Other events pass through unchanged. The type
 // parameters are controller-runtime's; they are inferred from h.
 func WithLowPriorityWhenUnchanged[object client.Object, request comparable](h TypedEventHandler[object, request]) TypedEventHandler[object, request] {

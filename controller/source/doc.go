@@ -37,10 +37,10 @@
 //     isInInitialList becomes CreateEvent.IsInInitialList, and a
 //     DeletedFinalStateUnknown tombstone becomes a DeleteEvent with
 //     DeleteStateUnknown set. From kubeloop's cache it also learns which
-//     creates and updates a relist found after the watch failed, and sets
-//     CreateEvent.FromRelist and UpdateEvent.FromRelist on them (the
-//     built-in handlers queue them at low priority, behind fresh watch
-//     events). Objects that are not client.Objects are
+//     changes are the catch-up after an outage (what a relist found, or a
+//     watch resumed after a gap replayed) and sets CatchUp on their
+//     events; the built-in handlers queue them at low priority, behind
+//     fresh watch events. Objects that are not client.Objects are
 //     logged and dropped.
 //   - Predicates run in order before the handler; the first false drops the
 //     event.

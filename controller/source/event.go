@@ -29,11 +29,11 @@ func (e *eventHandler) OnAdd(obj any, isInInitialList bool) {
 	e.create(obj, handler.CreateEvent{IsInInitialList: isInInitialList})
 }
 
-// OnRelistAdd is called by kubeloop's informer instead of OnAdd for an
-// object that a relist found (after the watch failed): the CreateEvent has
-// FromRelist set.
-func (e *eventHandler) OnRelistAdd(obj any) {
-	e.create(obj, handler.CreateEvent{FromRelist: true})
+// OnCatchUpAdd is called by kubeloop's informer instead of OnAdd for an
+// add that is the catch-up after an outage (a relist found it, or a
+// resumed watch replayed it): the CreateEvent has CatchUp set.
+func (e *eventHandler) OnCatchUpAdd(obj any) {
+	e.create(obj, handler.CreateEvent{CatchUp: true})
 }
 
 // create hands evt, with obj as its object, to the predicates and the
@@ -65,14 +65,14 @@ func (e *eventHandler) Expect(n int) {
 
 func (e *eventHandler) OnUpdate(oldObj, newObj any) { e.update(oldObj, newObj, false) }
 
-// OnRelistUpdate is called by kubeloop's informer instead of OnUpdate for
-// a change that a relist found (after the watch failed): the UpdateEvent
-// has FromRelist set.
-func (e *eventHandler) OnRelistUpdate(oldObj, newObj any) { e.update(oldObj, newObj, true) }
+// OnCatchUpUpdate is called by kubeloop's informer instead of OnUpdate for
+// an update that is the catch-up after an outage: the UpdateEvent has
+// CatchUp set.
+func (e *eventHandler) OnCatchUpUpdate(oldObj, newObj any) { e.update(oldObj, newObj, true) }
 
 // update hands the UpdateEvent of oldObj and newObj to the predicates and
 // the handler.
-func (e *eventHandler) update(oldObj, newObj any, fromRelist bool) {
+func (e *eventHandler) update(oldObj, newObj any, catchUp bool) {
 	o, ok := oldObj.(client.Object)
 	if !ok {
 		e.drop("update", oldObj)
@@ -83,7 +83,7 @@ func (e *eventHandler) update(oldObj, newObj any, fromRelist bool) {
 		e.drop("update", newObj)
 		return
 	}
-	evt := handler.UpdateEvent{ObjectOld: o, ObjectNew: n, FromRelist: fromRelist}
+	evt := handler.UpdateEvent{ObjectOld: o, ObjectNew: n, CatchUp: catchUp}
 	for _, p := range e.preds {
 		if !p.Update(evt) {
 			return
@@ -92,8 +92,17 @@ func (e *eventHandler) update(oldObj, newObj any, fromRelist bool) {
 	e.handler.Update(e.ctx, evt, e.queue)
 }
 
-func (e *eventHandler) OnDelete(obj any) {
-	evt := handler.DeleteEvent{}
+func (e *eventHandler) OnDelete(obj any) { e.delete(obj, false) }
+
+// OnCatchUpDelete is called by kubeloop's informer instead of OnDelete for
+// a delete that is the catch-up after an outage: the DeleteEvent has
+// CatchUp set.
+func (e *eventHandler) OnCatchUpDelete(obj any) { e.delete(obj, true) }
+
+// delete hands the DeleteEvent of obj, which may be a tombstone, to the
+// predicates and the handler.
+func (e *eventHandler) delete(obj any, catchUp bool) {
+	evt := handler.DeleteEvent{CatchUp: catchUp}
 	if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 		evt.DeleteStateUnknown = true
 		obj = tomb.Obj

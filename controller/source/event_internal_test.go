@@ -93,54 +93,67 @@ func TestEventHandlerPassesAnnouncementsOn(t *testing.T) {
 	plain.Expect(7) // no Expect: nothing happens
 }
 
-// The informer of kubeloop's cache calls these, instead of OnAdd and
-// OnUpdate, for the changes a relist found (cache/internal/informer's
-// relistHandler); the end-to-end test of fresh changes first
+// The informer of kubeloop's cache calls these, instead of OnAdd, OnUpdate
+// and OnDelete, for the catch-up after an outage (cache/internal/informer's
+// catchUpHandler); the end-to-end test of fresh changes first
 // (internal/reliability) checks that the two sides meet.
 var _ interface {
-	OnRelistAdd(obj any)
-	OnRelistUpdate(oldObj, newObj any)
+	OnCatchUpAdd(obj any)
+	OnCatchUpUpdate(oldObj, newObj any)
+	OnCatchUpDelete(obj any)
 } = (*eventHandler)(nil)
 
-// TestEventHandlerMarksRelists: a relist's adds and updates become events
-// with FromRelist set, through predicates and typed handlers alike.
-func TestEventHandlerMarksRelists(t *testing.T) {
+// TestEventHandlerMarksCatchUp: catch-up adds, updates and deletes become
+// events with CatchUp set, through predicates and typed handlers alike.
+func TestEventHandlerMarksCatchUp(t *testing.T) {
 	a := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", ResourceVersion: "1"}}
 	b := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", ResourceVersion: "2"}}
 	c := &capture{}
-	var seen []bool // FromRelist as the typed predicate saw it
+	var seen []bool // CatchUp as the typed predicate saw it
 	pred := predicate.TypedFuncs[*corev1.ConfigMap]{
 		CreateFunc: func(e handler.TypedCreateEvent[*corev1.ConfigMap]) bool {
-			seen = append(seen, e.FromRelist)
+			seen = append(seen, e.CatchUp)
 			return true
 		},
 		UpdateFunc: func(e handler.TypedUpdateEvent[*corev1.ConfigMap]) bool {
-			seen = append(seen, e.FromRelist)
+			seen = append(seen, e.CatchUp)
+			return true
+		},
+		DeleteFunc: func(e handler.TypedDeleteEvent[*corev1.ConfigMap]) bool {
+			seen = append(seen, e.CatchUp)
 			return true
 		},
 	}
 	e := &eventHandler{ctx: t.Context(), handler: c, kind: "ConfigMap", preds: []predicate.Predicate{untypedPredicate(pred)}}
-	e.OnRelistAdd(a)
-	e.OnRelistUpdate(a, b)
-	e.OnRelistAdd("not an object")
+	e.OnCatchUpAdd(a)
+	e.OnCatchUpUpdate(a, b)
+	e.OnCatchUpDelete(b)
+	e.OnCatchUpDelete(toolscache.DeletedFinalStateUnknown{Key: "ns/a", Obj: a})
+	e.OnCatchUpAdd("not an object")
 	e.OnAdd(a, false)
 	e.OnUpdate(a, b)
-	assert.Equal(t, []handler.CreateEvent{{Object: a, FromRelist: true}, {Object: a}}, c.creates)
-	assert.Equal(t, []handler.UpdateEvent{{ObjectOld: a, ObjectNew: b, FromRelist: true}, {ObjectOld: a, ObjectNew: b}}, c.updates)
-	assert.Equal(t, []bool{true, true, false, false}, seen)
+	e.OnDelete(b)
+	assert.Equal(t, []handler.CreateEvent{{Object: a, CatchUp: true}, {Object: a}}, c.creates)
+	assert.Equal(t, []handler.UpdateEvent{{ObjectOld: a, ObjectNew: b, CatchUp: true}, {ObjectOld: a, ObjectNew: b}}, c.updates)
+	assert.Equal(t, []handler.DeleteEvent{{Object: b, CatchUp: true}, {Object: a, CatchUp: true, DeleteStateUnknown: true}, {Object: b}}, c.deletes)
+	assert.Equal(t, []bool{true, true, true, true, false, false, false}, seen)
 
 	var typed []string
 	th := untypedHandler[*corev1.ConfigMap](handler.TypedFuncs[*corev1.ConfigMap, reconcile.Request]{
 		CreateFunc: func(_ context.Context, e handler.TypedCreateEvent[*corev1.ConfigMap], _ handler.TypedQueue[reconcile.Request]) {
-			typed = append(typed, fmt.Sprintf("create relist=%v", e.FromRelist))
+			typed = append(typed, fmt.Sprintf("create catch-up=%v", e.CatchUp))
 		},
 		UpdateFunc: func(_ context.Context, e handler.TypedUpdateEvent[*corev1.ConfigMap], _ handler.TypedQueue[reconcile.Request]) {
-			typed = append(typed, fmt.Sprintf("update relist=%v", e.FromRelist))
+			typed = append(typed, fmt.Sprintf("update catch-up=%v", e.CatchUp))
+		},
+		DeleteFunc: func(_ context.Context, e handler.TypedDeleteEvent[*corev1.ConfigMap], _ handler.TypedQueue[reconcile.Request]) {
+			typed = append(typed, fmt.Sprintf("delete catch-up=%v", e.CatchUp))
 		},
 	})
 	e = &eventHandler{ctx: t.Context(), handler: th, kind: "ConfigMap"}
-	e.OnRelistAdd(a)
-	e.OnRelistUpdate(a, b)
+	e.OnCatchUpAdd(a)
+	e.OnCatchUpUpdate(a, b)
+	e.OnCatchUpDelete(b)
 	e.OnUpdate(a, b)
-	assert.Equal(t, []string{"create relist=true", "update relist=true", "update relist=false"}, typed)
+	assert.Equal(t, []string{"create catch-up=true", "update catch-up=true", "delete catch-up=true", "update catch-up=false"}, typed)
 }

@@ -28,7 +28,7 @@ var _ handler.EventHandler = typedHandler[client.Object]{}
 
 func (t typedHandler[T]) Create(ctx context.Context, evt handler.CreateEvent, q handler.Queue) {
 	if o, ok := evt.Object.(T); ok {
-		t.h.Create(ctx, handler.TypedCreateEvent[T]{Object: o, IsInInitialList: evt.IsInInitialList, FromRelist: evt.FromRelist}, q)
+		t.h.Create(ctx, handler.TypedCreateEvent[T]{Object: o, IsInInitialList: evt.IsInInitialList, CatchUp: evt.CatchUp}, q)
 	}
 }
 
@@ -38,13 +38,13 @@ func (t typedHandler[T]) Update(ctx context.Context, evt handler.UpdateEvent, q 
 		return
 	}
 	if n, ok := evt.ObjectNew.(T); ok {
-		t.h.Update(ctx, handler.TypedUpdateEvent[T]{ObjectOld: o, ObjectNew: n, FromRelist: evt.FromRelist}, q)
+		t.h.Update(ctx, handler.TypedUpdateEvent[T]{ObjectOld: o, ObjectNew: n, CatchUp: evt.CatchUp}, q)
 	}
 }
 
 func (t typedHandler[T]) Delete(ctx context.Context, evt handler.DeleteEvent, q handler.Queue) {
 	if o, ok := evt.Object.(T); ok {
-		t.h.Delete(ctx, handler.TypedDeleteEvent[T]{Object: o, DeleteStateUnknown: evt.DeleteStateUnknown}, q)
+		t.h.Delete(ctx, handler.TypedDeleteEvent[T]{Object: o, DeleteStateUnknown: evt.DeleteStateUnknown, CatchUp: evt.CatchUp}, q)
 	}
 }
 
@@ -70,7 +70,7 @@ var _ predicate.Predicate = typedPredicate[client.Object]{}
 
 func (t typedPredicate[T]) Create(evt handler.CreateEvent) bool {
 	o, ok := evt.Object.(T)
-	return ok && t.p.Create(handler.TypedCreateEvent[T]{Object: o, IsInInitialList: evt.IsInInitialList, FromRelist: evt.FromRelist})
+	return ok && t.p.Create(handler.TypedCreateEvent[T]{Object: o, IsInInitialList: evt.IsInInitialList, CatchUp: evt.CatchUp})
 }
 
 func (t typedPredicate[T]) Update(evt handler.UpdateEvent) bool {
@@ -79,12 +79,12 @@ func (t typedPredicate[T]) Update(evt handler.UpdateEvent) bool {
 		return false
 	}
 	n, ok := evt.ObjectNew.(T)
-	return ok && t.p.Update(handler.TypedUpdateEvent[T]{ObjectOld: o, ObjectNew: n, FromRelist: evt.FromRelist})
+	return ok && t.p.Update(handler.TypedUpdateEvent[T]{ObjectOld: o, ObjectNew: n, CatchUp: evt.CatchUp})
 }
 
 func (t typedPredicate[T]) Delete(evt handler.DeleteEvent) bool {
 	o, ok := evt.Object.(T)
-	return ok && t.p.Delete(handler.TypedDeleteEvent[T]{Object: o, DeleteStateUnknown: evt.DeleteStateUnknown})
+	return ok && t.p.Delete(handler.TypedDeleteEvent[T]{Object: o, DeleteStateUnknown: evt.DeleteStateUnknown, CatchUp: evt.CatchUp})
 }
 
 func (t typedPredicate[T]) Generic(evt handler.GenericEvent) bool {

@@ -19,8 +19,10 @@ import (
 // on the caller's goroutine, as client-go's informers would once they had
 // popped it: an object already stored is an update, else an add; a
 // deletion may carry DeletedFinalStateUnknown; a relist deletes what it no
-// longer holds. A handler that is a relistHandler is told which adds and
-// updates a relist (not the first list) found. The reflector makes every
+// longer holds. A handler that is a catchUpHandler is told which changes
+// are catch-up: found by a relist (not the first list), or replayed by a
+// watch resumed after an outage (see reflector.catchUpTo). The reflector
+// makes every
 // call but Resync from one goroutine; Resync comes from another, hence mu.
 // The feed owns the store and the handlers; the Informer runs the
 // reflector that writes into it.
@@ -46,28 +48,39 @@ var _ toolscache.Queue = (*feed)(nil)
 type Transform func(obj, prev any) (any, error)
 
 // Add applies an added object.
-func (f *feed) Add(obj any) error { return f.upsert(obj) }
+func (f *feed) Add(obj any) error { return f.upsert(obj, fromWatch) }
 
 // Update applies a modified object.
-func (f *feed) Update(obj any) error { return f.upsert(obj) }
+func (f *feed) Update(obj any) error { return f.upsert(obj, fromWatch) }
 
-func (f *feed) upsert(obj any) error {
+// CatchUp applies a watch event that a watch resumed after an outage
+// replayed (deleted: a Deleted event, else an Added or Modified one): the
+// handlers are told it is catch-up.
+func (f *feed) CatchUp(obj any, deleted bool) error {
+	if deleted {
+		return f.delete(obj, fromCatchUp)
+	}
+	return f.upsert(obj, fromCatchUp)
+}
+
+func (f *feed) upsert(obj any, from origin) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	origin := fromWatch
 	if !f.syncedOnce {
-		origin = fromInitialList
+		from = fromInitialList
 	}
-	err := f.apply(obj, origin)
+	err := f.apply(obj, from)
 	f.markSynced()
 	return err
 }
 
 // Delete applies a deletion.
-func (f *feed) Delete(obj any) error {
+func (f *feed) Delete(obj any) error { return f.delete(obj, fromWatch) }
+
+func (f *feed) delete(obj any, from origin) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	err := f.remove(obj)
+	err := f.remove(obj, from)
 	f.markSynced()
 	return err
 }
@@ -75,7 +88,7 @@ func (f *feed) Delete(obj any) error {
 // Replace applies a (re)list: every stored object the list no longer holds
 // is deleted, as a DeletedFinalStateUnknown, then every listed object is
 // added or updated. The first list's adds are in the initial list; a
-// later list's adds and updates are from a relist.
+// later list's changes (its deletions too) are catch-up.
 func (f *feed) Replace(list []any, rv string) error {
 	defer f.progress.advance(rv)
 	f.mu.Lock()
@@ -98,12 +111,12 @@ func (f *feed) Replace(list []any, rv string) error {
 			return true
 		})
 		for _, d := range gone {
-			if err := f.remove(d); err != nil {
+			if err := f.remove(d, fromCatchUp); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
-	origin := fromRelist
+	origin := fromCatchUp
 	if !f.syncedOnce {
 		origin = fromInitialList
 	}
@@ -206,19 +219,22 @@ type origin uint8
 const (
 	fromWatch       origin = iota // a watch event
 	fromInitialList               // the first list
-	fromRelist                    // a later list, after a watch failed
+	fromCatchUp                   // a later list, or a watch's replay after an outage
 )
 
-// relistHandler is a handler that wants to know which changes a relist
-// found, rather than a watch event: a controller's source, which queues
-// them at low priority, behind fresh watch events (handler.CreateEvent's
-// and UpdateEvent's FromRelist). For a change a relist found, the feed
-// calls OnRelistAdd instead of OnAdd, and OnRelistUpdate instead of
-// OnUpdate; deletions a relist found come to OnDelete as
-// DeletedFinalStateUnknown, as for every handler.
-type relistHandler interface {
-	OnRelistAdd(obj any)
-	OnRelistUpdate(oldObj, newObj any)
+// catchUpHandler is a handler that wants to know which changes are
+// catch-up rather than news: what a relist found (after a watch failed)
+// and what a watch resumed after an outage replayed, up to the server's
+// resourceVersion when the informer reached it again. A controller's
+// source is one: it queues them at low priority, behind fresh watch
+// events (handler.CreateEvent's, UpdateEvent's and DeleteEvent's
+// CatchUp). For a catch-up change the feed calls OnCatchUpAdd, OnCatchUpUpdate
+// or OnCatchUpDelete instead of OnAdd, OnUpdate or OnDelete; a deletion a
+// relist found is a DeletedFinalStateUnknown, as for every handler.
+type catchUpHandler interface {
+	OnCatchUpAdd(obj any)
+	OnCatchUpUpdate(oldObj, newObj any)
+	OnCatchUpDelete(obj any)
 }
 
 // apply transforms obj, stores it and calls the handlers: an update if a
@@ -238,8 +254,8 @@ func (f *feed) apply(obj any, from origin) error {
 	}
 	if exists {
 		for _, r := range f.handlers {
-			if from == fromRelist && r.relist != nil {
-				r.relist.OnRelistUpdate(old, obj)
+			if from == fromCatchUp && r.catchUp != nil {
+				r.catchUp.OnCatchUpUpdate(old, obj)
 				continue
 			}
 			r.handler.OnUpdate(old, obj)
@@ -247,8 +263,8 @@ func (f *feed) apply(obj any, from origin) error {
 		return nil
 	}
 	for _, r := range f.handlers {
-		if from == fromRelist && r.relist != nil {
-			r.relist.OnRelistAdd(obj)
+		if from == fromCatchUp && r.catchUp != nil {
+			r.catchUp.OnCatchUpAdd(obj)
 			continue
 		}
 		r.handler.OnAdd(obj, from == fromInitialList)
@@ -258,7 +274,7 @@ func (f *feed) apply(obj any, from origin) error {
 
 // remove deletes obj (which may be a DeletedFinalStateUnknown, which is
 // not transformed) and calls the handlers. The caller holds f.mu.
-func (f *feed) remove(obj any) error {
+func (f *feed) remove(obj any, from origin) error {
 	k, err := keyOf(obj)
 	if err != nil {
 		return err
@@ -273,6 +289,10 @@ func (f *feed) remove(obj any) error {
 		return err
 	}
 	for _, r := range f.handlers {
+		if from == fromCatchUp && r.catchUp != nil {
+			r.catchUp.OnCatchUpDelete(obj)
+			continue
+		}
 		r.handler.OnDelete(obj)
 	}
 	return nil
@@ -321,7 +341,7 @@ func parseKey(key string) (store.Key, error) {
 // has synced (or, when added later, once AddEventHandler returned).
 type registration struct {
 	handler toolscache.ResourceEventHandler
-	relist  relistHandler // handler, if it is one; else nil
+	catchUp catchUpHandler // handler, if it is one; else nil
 	feed    *feed
 }
 

@@ -36,9 +36,10 @@ import (
 // an add with isInInitialList true. Adding it, applying a change and
 // calling the handlers all happen under one lock, so the handler sees
 // every object exactly once before its first update or delete. A handler
-// with OnRelistAdd and OnRelistUpdate methods (relistHandler, feed.go) is
-// told which changes a relist found, so that it can queue them behind
-// fresh watch events.
+// with OnCatchUpAdd, OnCatchUpUpdate and OnCatchUpDelete methods
+// (catchUpHandler, feed.go) is told which changes are the catch-up after
+// an outage (a relist's, or a resumed watch's replay), so that it can
+// queue them behind fresh watch events.
 //
 // The informer runs the list-and-watch cycles itself, with the
 // reflector's own backoff a constant 10 ms, and paces every list and watch
@@ -47,6 +48,7 @@ import (
 type Informer struct {
 	feed    *feed                    // the store and the handlers
 	lw      toolscache.ListerWatcher // through gate
+	probe   toolscache.ListerWatcher // the list-watch as given, without the gate
 	gate    *backoff.Gate
 	example runtime.Object
 	opts    Options
@@ -87,6 +89,7 @@ func New(lw toolscache.ListerWatcher, example runtime.Object, o Options) *Inform
 	}
 	s.gate = backoff.NewGate(o.Backoff, o.Prober, s.feed.progress.rv.Load)
 	s.lw = backoff.Wrap(lw, s.gate)
+	s.probe = lw
 	return s
 }
 
@@ -106,7 +109,7 @@ func (s *Informer) RunWithContext(ctx context.Context) {
 	if s.opts.shareStore != nil {
 		defer s.opts.shareStore(s.feed.store.Get)()
 	}
-	listAndWatch := newReflector(s.lw, s.feed, s.example, s.opts).listAndWatch
+	listAndWatch := newReflector(s.lw, s.probe, s.feed, s.example, s.opts).listAndWatch
 	logger := klog.FromContext(ctx)
 	if s.opts.StreamingList {
 		r := toolscache.NewReflectorWithOptions(s.lw, s.example, s.feed, toolscache.ReflectorOptions{
@@ -158,7 +161,7 @@ func (s *Informer) AddEventHandler(handler toolscache.ResourceEventHandler) (too
 		handler.OnAdd(obj, true)
 	}
 	r := &registration{handler: handler, feed: f}
-	r.relist, _ = handler.(relistHandler)
+	r.catchUp, _ = handler.(catchUpHandler)
 	f.handlers = append(slices.Clip(f.handlers), r)
 	return r, nil
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	goruntime "runtime"
+	"strconv"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,9 +35,17 @@ import (
 // on its way to the controller's queue (BENCHMARKS.md, end to end:
 // latency and steady-state CPU per event).
 //
+// One more difference: the catch-up after an outage. A watch resumed from
+// lastRV after a gap (the server was unreachable, the request was retried)
+// first replays what changed meanwhile; the reflector asks the server for
+// its current resourceVersion (a LIST of one object) as soon as the watch
+// is open, and the events up to it are catch-up (feed.CatchUp), which
+// controllers queue behind fresh events.
+//
 // A reflector runs on one goroutine; only Resync comes from another.
 type reflector struct {
 	lw           toolscache.ListerWatcherWithContext
+	probe        toolscache.ListerWatcherWithContext // lw without the gate, for serverRV; nil: none
 	feed         *feed
 	description  string
 	expectedType reflect.Type
@@ -46,7 +55,17 @@ type reflector struct {
 	lastRV      string // the resourceVersion to watch and relist from
 	unavailable bool   // the last list at lastRV failed as expired or too large: list from etcd
 	paginated   bool   // the first list (at "0") came in pages: keep paging
+
+	watchEnded time.Time // when the last watch ended; zero after a list
+	catchUpTo  uint64    // the open watch's events up to this resourceVersion are catch-up; 0: none
 }
+
+// catchUpGap is how long the informer must have gone without a watch for
+// the next one's replay to be catch-up. A watch opened again at once (its
+// timeout ended it) replays milliseconds of changes; one resumed after an
+// outage replays the outage's, which controllers should queue behind
+// fresh changes.
+const catchUpGap = time.Second
 
 // The watch timeouts client-go's Reflector asks for: random in [5, 10)
 // minutes, so that the watches of many informers do not end together.
@@ -62,13 +81,19 @@ type inline interface {
 // errStopped ends a watch whose context ended.
 var errStopped = errors.New("cache: stop requested")
 
-func newReflector(lw toolscache.ListerWatcher, f *feed, example runtime.Object, o Options) *reflector {
+// newReflector returns the reflector of lw into f. probe (nil: none) is lw
+// without the informer's gate, for the one LIST that finds the end of a
+// resumed watch's catch-up.
+func newReflector(lw, probe toolscache.ListerWatcher, f *feed, example runtime.Object, o Options) *reflector {
 	r := &reflector{
 		lw:           toolscache.ToListerWatcherWithContext(lw),
 		feed:         f,
 		description:  o.Description,
 		expectedType: reflect.TypeOf(example),
 		resync:       o.Resync,
+	}
+	if probe != nil {
+		r.probe = toolscache.ToListerWatcherWithContext(probe)
 	}
 	if u, ok := example.(*unstructured.Unstructured); ok {
 		if gvk := u.GroupVersionKind(); !gvk.Empty() {
@@ -145,7 +170,46 @@ func (r *reflector) list(ctx context.Context) error {
 		return fmt.Errorf("unable to sync list result: %v", err)
 	}
 	r.lastRV = rv
+	r.watchEnded, r.catchUpTo = time.Time{}, 0
 	return nil
+}
+
+// serverRV returns the API server's current resourceVersion, from a LIST
+// of at most one object read from etcd; 0 if it cannot tell.
+func (r *reflector) serverRV(ctx context.Context) uint64 {
+	if r.probe == nil {
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	list, err := r.probe.ListWithContext(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		klog.FromContext(ctx).V(4).Info("Cannot tell where the catch-up ends", "type", r.description, "err", err)
+		return 0
+	}
+	lm, err := meta.ListAccessor(list)
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.ParseUint(lm.GetResourceVersion(), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// isCatchUp reports whether the event at rv is part of the open watch's
+// catch-up.
+func (r *reflector) isCatchUp(rv string) bool {
+	if r.catchUpTo == 0 {
+		return false
+	}
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil || n > r.catchUpTo {
+		r.catchUpTo = 0 // past it: the rest is news
+		return false
+	}
+	return true
 }
 
 // relistRV is the resourceVersion of the next list: "" (etcd) after an
@@ -188,8 +252,13 @@ func (r *reflector) watch(ctx context.Context) error {
 			}
 			return err
 		}
+		r.catchUpTo = 0
+		if !r.watchEnded.IsZero() && time.Since(r.watchEnded) >= catchUpGap {
+			r.catchUpTo = r.serverRV(ctx)
+		}
 		err = r.handle(ctx, start, w, propagate)
 		w.Stop()
+		r.watchEnded = time.Now()
 		if err == nil {
 			continue
 		}
@@ -240,15 +309,28 @@ func (r *reflector) handle(ctx context.Context, start time.Time, w watch.Interfa
 			utilruntime.HandleErrorWithContext(ctx, err, "Unable to understand watch event", "type", r.description, "event", ev)
 			continue
 		}
+		catchUp := ev.Type != watch.Bookmark && r.isCatchUp(m.GetResourceVersion())
 		switch ev.Type {
 		case watch.Added:
-			err = r.feed.Add(ev.Object)
+			if catchUp {
+				err = r.feed.CatchUp(ev.Object, false)
+			} else {
+				err = r.feed.Add(ev.Object)
+			}
 		case watch.Modified:
 			propagate = true
-			err = r.feed.Update(ev.Object)
+			if catchUp {
+				err = r.feed.CatchUp(ev.Object, false)
+			} else {
+				err = r.feed.Update(ev.Object)
+			}
 		case watch.Deleted:
 			propagate = true
-			err = r.feed.Delete(ev.Object)
+			if catchUp {
+				err = r.feed.CatchUp(ev.Object, true)
+			} else {
+				err = r.feed.Delete(ev.Object)
+			}
 		case watch.Bookmark:
 			propagate = true
 		default:

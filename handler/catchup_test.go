@@ -18,21 +18,21 @@ import (
 // relistCreate is a create that a relist found.
 func relistCreate(obj client.Object) event {
 	return func(ctx context.Context, h handler.EventHandler, q handler.Queue) {
-		h.Create(ctx, handler.CreateEvent{Object: obj, FromRelist: true}, q)
+		h.Create(ctx, handler.CreateEvent{Object: obj, CatchUp: true}, q)
 	}
 }
 
 // relistUpdate is an update that a relist found.
 func relistUpdate(oldObj, newObj client.Object) event {
 	return func(ctx context.Context, h handler.EventHandler, q handler.Queue) {
-		h.Update(ctx, handler.UpdateEvent{ObjectOld: oldObj, ObjectNew: newObj, FromRelist: true}, q)
+		h.Update(ctx, handler.UpdateEvent{ObjectOld: oldObj, ObjectNew: newObj, CatchUp: true}, q)
 	}
 }
 
 // relistDelete is a delete that a relist found (a tombstone).
 func relistDelete(obj client.Object) event {
 	return func(ctx context.Context, h handler.EventHandler, q handler.Queue) {
-		h.Delete(ctx, handler.DeleteEvent{Object: obj, DeleteStateUnknown: true}, q)
+		h.Delete(ctx, handler.DeleteEvent{Object: obj, DeleteStateUnknown: true, CatchUp: true}, q)
 	}
 }
 
@@ -86,8 +86,8 @@ func TestTypedHandlersQueueRelistsLow(t *testing.T) {
 			ctx := t.Context()
 			q := &recordingQueue{}
 			old, cur := cm("ns", "a", "3", rs), cm("ns", "a", "7", rs)
-			tt.give.Create(ctx, handler.TypedCreateEvent[*corev1.ConfigMap]{Object: cur, FromRelist: true}, q)
-			tt.give.Update(ctx, handler.TypedUpdateEvent[*corev1.ConfigMap]{ObjectOld: old, ObjectNew: cur, FromRelist: true}, q)
+			tt.give.Create(ctx, handler.TypedCreateEvent[*corev1.ConfigMap]{Object: cur, CatchUp: true}, q)
+			tt.give.Update(ctx, handler.TypedUpdateEvent[*corev1.ConfigMap]{ObjectOld: old, ObjectNew: cur, CatchUp: true}, q)
 			tt.give.Delete(ctx, handler.TypedDeleteEvent[*corev1.ConfigMap]{Object: old, DeleteStateUnknown: true}, q)
 			tt.give.Update(ctx, handler.TypedUpdateEvent[*corev1.ConfigMap]{ObjectOld: old, ObjectNew: cur}, q)
 			w := tt.want
@@ -124,7 +124,7 @@ func TestFreshEventsOvertakeTheRelistBacklog(t *testing.T) {
 	h := &handler.EnqueueRequestForObject{}
 	ctx := t.Context()
 	for _, name := range []string{"b1", "b2", "b3", "b4"} {
-		h.Update(ctx, handler.UpdateEvent{ObjectOld: cm("ns", name, "1"), ObjectNew: cm("ns", name, "2"), FromRelist: true}, q)
+		h.Update(ctx, handler.UpdateEvent{ObjectOld: cm("ns", name, "1"), ObjectNew: cm("ns", name, "2"), CatchUp: true}, q)
 	}
 	h.Update(ctx, handler.UpdateEvent{ObjectOld: cm("ns", "fresh", "1"), ObjectNew: cm("ns", "fresh", "3")}, q)
 	h.Update(ctx, handler.UpdateEvent{ObjectOld: cm("ns", "b3", "2"), ObjectNew: cm("ns", "b3", "4")}, q)
