@@ -17,10 +17,14 @@
 // Guarantees:
 //   - Membership: each replica holds its own shard Lease
 //     (<ring>-shard-<shard>, labelled sharding.kubeloop.dev/ring=<ring>),
-//     renewed every RetryPeriod. A replica that has not renewed for
-//     RenewDeadline stops reconciling sharded objects (its reconcilers'
-//     contexts end) before anyone may take the Lease over, LeaseDuration
-//     after the last renewal.
+//     renewed every RetryPeriod with the lease core leaderelection uses
+//     (leaseDurationSeconds is LeaseDuration rounded up). A replica that
+//     has not renewed for RenewDeadline since its last renewal was sent
+//     stops reconciling sharded objects (its reconcilers' contexts end)
+//     before anyone may take the Lease over or count the shard gone:
+//     other replicas wait the stored duration on their own clock from
+//     when they saw the Lease last change, so clock offsets between
+//     replicas do not matter.
 //   - Partitioning: a consistent-hash ring with VirtualNodes points per
 //     live shard; the key is group/kind/namespace/name, and an object with
 //     a controller ownerReference hashes as its owner, so children land on
