@@ -17,20 +17,6 @@ func withLock[K comparable](q *Queue[K], f func()) {
 	f()
 }
 
-// checkIdle checks the idle list against the idle count and the flags.
-func checkIdle(t *testing.T, q *Queue[string]) {
-	t.Helper()
-	n, prev := 0, none
-	for id := q.idleKeys.head; id != none; id = q.next(byArrival, id) {
-		require.Equal(t, fIdle, q.at(id).flags)
-		require.Equal(t, prev, q.at(id).links[byArrival].prev)
-		require.Equal(t, id, q.index[q.at(id).key], "a retired key stays indexed")
-		prev = id
-		n++
-	}
-	require.Equal(t, q.idle, n)
-}
-
 func TestRetiredKeysStayIndexedUntilNeeded(t *testing.T) {
 	q := New(Options[string]{})
 	defer q.ShutDown()
@@ -44,7 +30,7 @@ func TestRetiredKeysStayIndexedUntilNeeded(t *testing.T) {
 	withLock(q, func() {
 		assert.Equal(t, 60, q.idle)
 		assert.Len(t, q.index, 100, "Done deleted nothing")
-		checkIdle(t, q)
+		require.NoError(t, q.checkLocked())
 	})
 
 	q.Done("k3") // retired: a no-op
@@ -54,7 +40,7 @@ func TestRetiredKeysStayIndexedUntilNeeded(t *testing.T) {
 	assert.Equal(t, 41, q.Len())
 	withLock(q, func() {
 		assert.Equal(t, 59, q.idle)
-		checkIdle(t, q)
+		require.NoError(t, q.checkLocked())
 	})
 
 	// A new key, with over a quarter of the index idle, drops the idle.
@@ -62,7 +48,7 @@ func TestRetiredKeysStayIndexedUntilNeeded(t *testing.T) {
 	withLock(q, func() {
 		assert.Zero(t, q.idle)
 		assert.Len(t, q.index, 42)
-		checkIdle(t, q)
+		require.NoError(t, q.checkLocked())
 	})
 
 	var got []string
@@ -107,7 +93,7 @@ func TestDoneBeyondScan(t *testing.T) {
 		assert.Equal(t, 0, q.inflight)
 		assert.Equal(t, none, q.proc.head)
 		assert.Equal(t, n/2, q.idle)
-		checkIdle(t, q)
+		require.NoError(t, q.checkLocked())
 	})
 	assert.Equal(t, 1+n/2, q.Len(), "the keys added while in flight are ready again")
 }
@@ -130,7 +116,7 @@ func TestIdleIsBounded(t *testing.T) {
 		})
 	}
 	withLock(q, func() {
-		checkIdle(t, q)
+		require.NoError(t, q.checkLocked())
 	})
 }
 
@@ -155,43 +141,10 @@ func TestShutDownWithIdle(t *testing.T) {
 	})
 }
 
-// TestSlabGrowsByChunks: a small queue holds a small first chunk; past
-// the first chunk, slots never move as the slab grows.
-func TestSlabGrowsByChunks(t *testing.T) {
-	q := New(Options[string]{})
-	defer q.ShutDown()
-	add := func(from, to int) {
-		for i := from; i < to; i++ {
-			q.Add(fmt.Sprint("k", i))
-		}
-	}
-	add(0, 10)
-	withLock(q, func() {
-		assert.Less(t, cap(q.chunks[0]), chunkSize)
-	})
-	add(10, chunkSize)
-	var first *entry[string]
-	withLock(q, func() { first = q.at(0) })
-	const n = 3*chunkSize + 5
-	add(chunkSize, n)
-	withLock(q, func() {
-		assert.EqualValues(t, n, q.slots)
-		assert.Len(t, q.chunks, 4)
-		assert.Same(t, first, q.at(0), "no slot moved")
-		assert.Equal(t, "k0", first.key)
-		assert.Same(t, q.at(chunkSize), &q.chunks[1][0])
-	})
-	for i := range n {
-		k, _ := q.Get()
-		require.Equal(t, fmt.Sprint("k", i), k)
-		q.Done(k)
-	}
-}
-
 // TestRetireAgainstModel runs random Adds, Gets and Dones over a small
 // key space and over one large enough to shrink, checks the queue against
-// a model of pending and in-flight keys after every step (and the idle
-// list now and then), then drains it.
+// a model of pending and in-flight keys after every step (and all of its
+// invariants now and then), then drains it.
 func TestRetireAgainstModel(t *testing.T) {
 	for _, keys := range []int{20, 3 * shrinkAbove} {
 		t.Run(fmt.Sprint("keys=", keys), func(t *testing.T) {
@@ -229,7 +182,7 @@ func TestRetireAgainstModel(t *testing.T) {
 				require.Equal(t, len(inFlight), q.inflight, "step %d", step)
 				require.Equal(t, live+q.idle, len(q.index), "step %d", step)
 				if keys < 100 || step%97 == 0 {
-					checkIdle(t, q)
+					require.NoError(t, q.checkLocked())
 				}
 			}
 			for step := range max(4*keys, 5000) {
@@ -258,6 +211,7 @@ func TestRetireAgainstModel(t *testing.T) {
 				done(0)
 			}
 			check(-1)
+			require.NoError(t, q.check())
 			withLock(q, func() {
 				assert.Empty(t, q.index)
 				assert.Zero(t, q.idle)
