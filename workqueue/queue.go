@@ -46,7 +46,17 @@ type AddOpts struct {
 	RateLimited bool
 }
 
-// entry flags. A key is at most one of ready, dirty and waiting.
+// entry flags. A slot in use is in one of six states, and on the lists
+// its state names; check (check_internal_test.go) verifies all of it after
+// every step of the model test:
+//   - fReady: on the list of the bucket of its priority (chain byArrival)
+//     and, with a FairnessKey, of its group in that bucket (byGroup);
+//   - fWaiting: in the delay heap, on no list;
+//   - fProcessing: on q.proc (byArrival), oldest first; with fDirty, added
+//     again since Get; with fWaiting, added again with a delay since Get;
+//   - fIdle: on q.idleKeys (byArrival), still in the index (see retire).
+//
+// A free slot has no flag and is on the slab's free chain, not indexed.
 const (
 	fReady      uint8 = 1 << iota // in a ready bucket; never processing
 	fDirty                        // added while processing: ready at Done
