@@ -46,6 +46,19 @@ type Config struct {
 	Clock Clock
 }
 
+// Fence answers "may I still write?" for a holder. Fenced writes (issue
+// 29) ask it just before each request is sent and refuse when Valid is
+// false; they may bound the request by Deadline. *Holder implements it;
+// leaderelection.Elector.IsLeader and the sharding gate are built on it.
+// Readings passed to Valid, and Deadline's result, are on the holder's
+// Clock.
+type Fence interface {
+	Valid(now time.Time) bool
+	Deadline() time.Time
+}
+
+var _ Fence = (*Holder)(nil)
+
 // Holder holds one Lease for one identity. Its methods are safe for
 // concurrent use; TryAcquireOrRenew, Acquire, Renew and Release are meant
 // to be called from one goroutine at a time, Valid and Deadline from any.
