@@ -4,7 +4,9 @@
 // fault proxy (connection cuts of 1, 5 and 20 s, accept-then-close), the
 // API server restarts and etcd is paused. It checks convergence against
 // the driver's record and prints a report: time to recover after each
-// fault, heap and goroutines at start and end.
+// fault, the latency of a fresh change made once the operator's informer
+// is back (reconciled ahead of the catch-up, which is queued at low
+// priority), heap and goroutines at start and end.
 //
 // The test carries the build tag soak, so `make test` never builds it; run
 // it with `make soak` (which sets KUBELOOP_SOAK=1). KUBELOOP_SOAK_OBJECTS,
