@@ -297,7 +297,16 @@ type faultResult struct {
 type freshResult struct {
 	written    time.Duration // fault end -> the fresh change acknowledged
 	reconciled time.Duration // acknowledged -> the first reconcile that saw it
+	noList     bool          // no LIST of Widgets within 15 s: written then
 	err        error
+}
+
+// freshWritten is the report's cell for when the fresh change was written.
+func freshWritten(r freshResult) string {
+	if r.noList {
+		return r.written.Round(10*time.Millisecond).String() + " (no LIST of Widgets seen)"
+	}
+	return r.written.Round(10 * time.Millisecond).String()
 }
 
 // freshAfter waits until the operator's Widget informer is back after the
@@ -313,6 +322,7 @@ func freshAfter(p *faultproxy.Proxy, wi nsResource, op *operator, end time.Time)
 	}) == 0 {
 		time.Sleep(5 * time.Millisecond)
 	}
+	noList := time.Since(end) >= 15*time.Second
 	time.Sleep(100 * time.Millisecond) // the LIST's answer
 	for {
 		if time.Since(end) > 5*time.Minute { // hang bound
@@ -335,7 +345,7 @@ func freshAfter(p *faultproxy.Proxy, wi nsResource, op *operator, end time.Time)
 	acked := time.Now()
 	for {
 		if at := op.fresh(); !at.IsZero() {
-			return freshResult{written: acked.Sub(end), reconciled: max(at.Sub(acked), 0)}
+			return freshResult{written: acked.Sub(end), reconciled: max(at.Sub(acked), 0), noList: noList}
 		}
 		if time.Since(acked) > 10*time.Minute { // hang bound
 			return freshResult{written: acked.Sub(end), err: errors.New("the fresh change was never reconciled")}
@@ -525,7 +535,7 @@ func TestSoak(t *testing.T) {
 	for _, r := range results {
 		fmt.Fprintf(&rep, "| %s | %s | %s | %s | %s | %s | %d |\n", r.name, r.lasted.Round(10*time.Millisecond),
 			r.writable.Round(10*time.Millisecond), r.recovered.Round(10*time.Millisecond),
-			r.fresh.written.Round(10*time.Millisecond), r.fresh.reconciled.Round(time.Millisecond), r.reconciles)
+			freshWritten(r.fresh), r.fresh.reconciled.Round(time.Millisecond), r.reconciles)
 	}
 	fmt.Fprintf(&rep, "\nRecovered = from the end of the fault until a write made after it (to the probe Widget) is in its ConfigMap. "+
 		"The probe is written as soon as the server takes writes, usually before the operator's informer is back, so it is part of the catch-up (queued at low priority).\n"+
