@@ -392,7 +392,7 @@ func (c *InformerCache) Get(ctx context.Context, key client.ObjectKey, obj clien
 	if err != nil {
 		return err
 	}
-	deep := !getNoCopy(e.noCopy, opts)
+	deep := !getNoCopy(e.noCopyIn(key.Namespace), opts)
 	if e.key.shape == shapeTyped {
 		err = fillTyped(obj, item, deep)
 	} else {
@@ -530,9 +530,12 @@ func (c *InformerCache) List(ctx context.Context, list client.ObjectList, opts .
 		}
 		infs = []*informer.NS{ni}
 	}
-	noCopy := e.noCopy
-	if lo.UnsafeDisableDeepCopy != nil {
+	noCopy, perNamespace := e.noCopyIn(ns), false
+	switch {
+	case lo.UnsafeDisableDeepCopy != nil:
 		noCopy = *lo.UnsafeDisableDeepCopy
+	case ns == "" && e.noCopyNS != nil:
+		perNamespace = true // each object by its namespace's setting
 	}
 	stores := make([]*store.Store, len(infs))
 	for i, ni := range infs {
@@ -544,7 +547,14 @@ func (c *InformerCache) List(ctx context.Context, list client.ObjectList, opts .
 		return fail(err)
 	}
 	inMemoryOrder(out)
-	if !noCopy {
+	switch {
+	case perNamespace:
+		for i, obj := range out {
+			if !e.noCopyIn(obj.(client.Object).GetNamespace()) {
+				out[i] = obj.DeepCopyObject()
+			}
+		}
+	case !noCopy:
 		for i, obj := range out {
 			out[i] = obj.DeepCopyObject()
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -35,11 +36,20 @@ type Config struct {
 	// place of the kind's (see Options.DefaultTransform for its contract).
 	// Nil means the kind's.
 	Transform toolscache.TransformFunc
-	// UnsafeDisableDeepCopy is not supported per namespace: it must be nil
-	// (set ByObject.UnsafeDisableDeepCopy or
-	// Options.DefaultUnsafeDisableDeepCopy instead). A cache with it set
-	// fails to build, naming the namespace.
+	// UnsafeDisableDeepCopy makes reads in the namespace share memory with
+	// the cache unless the read says otherwise, in place of the kind's.
+	// Nil means the kind's. A List across namespaces copies the objects
+	// of each namespace by that namespace's setting.
 	UnsafeDisableDeepCopy *bool
+	// EnableWatchBookmarks is accepted for controller-runtime's shape:
+	// kubeloop's informers always ask for bookmarks (they keep a resumed
+	// watch from replaying history), so nil, true and false all mean
+	// bookmarks.
+	EnableWatchBookmarks *bool
+	// SyncPeriod is the namespace's resync period, in place of the kind's
+	// (ByObject.SyncPeriod, then Options.SyncPeriod). Nil means the
+	// kind's; 0 means never.
+	SyncPeriod *time.Duration
 }
 
 // nsConfig is the resolved configuration of one informer of a kind.
@@ -48,6 +58,7 @@ type nsConfig struct {
 	label     labels.Selector
 	field     fields.Selector
 	transform toolscache.TransformFunc
+	resync    time.Duration
 }
 
 // restrictedTo reports whether kc limits a namespaced kind to some
@@ -65,7 +76,7 @@ func (kc kindConfig) restrictedTo() bool {
 // namespace ("" first). A cluster-scoped kind, or one with no namespaces
 // configured, has one cluster-wide informer.
 func (kc kindConfig) informers(namespaced bool) []nsConfig {
-	base := nsConfig{label: kc.label, field: kc.field, transform: kc.transform}
+	base := nsConfig{label: kc.label, field: kc.field, transform: kc.transform, resync: kc.resync}
 	if !namespaced || kc.namespaces == nil {
 		return []nsConfig{base}
 	}
@@ -98,7 +109,10 @@ func (kc kindConfig) informers(namespaced bool) []nsConfig {
 
 // merge resolves the configuration of namespace ns from c and the kind's.
 func (kc kindConfig) merge(ns string, c Config) nsConfig {
-	nc := nsConfig{namespace: ns, label: kc.label, field: kc.field, transform: kc.transform}
+	nc := nsConfig{namespace: ns, label: kc.label, field: kc.field, transform: kc.transform, resync: kc.resync}
+	if c.SyncPeriod != nil {
+		nc.resync = *c.SyncPeriod
+	}
 	if c.LabelSelector != nil {
 		nc.label = c.LabelSelector
 	}
@@ -111,11 +125,37 @@ func (kc kindConfig) merge(ns string, c Config) nsConfig {
 	return nc
 }
 
+// noCopyByNamespace returns the UnsafeDisableDeepCopy of each namespace
+// listed for a namespaced kind, resolved against the kind's, or nil when
+// no namespace sets its own (the kind's applies everywhere).
+func (kc kindConfig) noCopyByNamespace(namespaced bool) map[string]bool {
+	if !namespaced {
+		return nil
+	}
+	var m map[string]bool
+	for _, c := range kc.namespaces {
+		if c.UnsafeDisableDeepCopy != nil {
+			m = make(map[string]bool, len(kc.namespaces))
+			break
+		}
+	}
+	if m == nil {
+		return nil
+	}
+	for ns, c := range kc.namespaces {
+		m[ns] = kc.disableDeepCopy
+		if c.UnsafeDisableDeepCopy != nil {
+			m[ns] = *c.UnsafeDisableDeepCopy
+		}
+	}
+	return m
+}
+
 // forNamespace returns the configuration of the informer that holds
 // namespace ns of a namespaced kind, and false when none does.
 func (kc kindConfig) forNamespace(ns string) (nsConfig, bool) {
 	if kc.namespaces == nil {
-		return nsConfig{label: kc.label, field: kc.field, transform: kc.transform}, true
+		return nsConfig{label: kc.label, field: kc.field, transform: kc.transform, resync: kc.resync}, true
 	}
 	if c, ok := kc.namespaces[ns]; ok {
 		return kc.merge(ns, c), true
@@ -141,9 +181,8 @@ func validateNamespaces(field string, m map[string]Config) []error {
 				errs = append(errs, fmt.Errorf("cache: %s[%q]: not a namespace name: %s", field, ns, msgs[0]))
 			}
 		}
-		if m[ns].UnsafeDisableDeepCopy != nil {
-			errs = append(errs, fmt.Errorf("cache: %s[%q].UnsafeDisableDeepCopy: not supported per namespace; "+
-				"set ByObject.UnsafeDisableDeepCopy or Options.DefaultUnsafeDisableDeepCopy instead", field, ns))
+		if p := m[ns].SyncPeriod; p != nil && *p < 0 {
+			errs = append(errs, fmt.Errorf("cache: %s[%q].SyncPeriod %s is negative", field, ns, *p))
 		}
 	}
 	return errs

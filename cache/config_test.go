@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -102,15 +103,16 @@ func TestAllNamespacesAlone(t *testing.T) {
 
 func TestNamespaceConfigValidation(t *testing.T) {
 	_, err := cache.New(&rest.Config{Host: "https://127.0.0.1:1"}, cache.Options{
-		DefaultNamespaces: map[string]cache.Config{"Bad_NS": {}, "ok": {UnsafeDisableDeepCopy: ptr.To(true)}},
+		DefaultNamespaces: map[string]cache.Config{"Bad_NS": {}, "ok": {SyncPeriod: ptr.To(-time.Second)}},
 		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Secret{}: {Namespaces: map[string]cache.Config{"ok": {UnsafeDisableDeepCopy: ptr.To(false)}}},
+			&corev1.Secret{}: {SyncPeriod: ptr.To(-time.Minute), Namespaces: map[string]cache.Config{"ok": {UnsafeDisableDeepCopy: ptr.To(false)}}},
 		},
 	})
 	require.Error(t, err)
 	assert.ErrorContains(t, err, `DefaultNamespaces["Bad_NS"]: not a namespace name`)
-	assert.ErrorContains(t, err, `DefaultNamespaces["ok"].UnsafeDisableDeepCopy: not supported per namespace`)
-	assert.ErrorContains(t, err, `ByObject[v1, Kind=Secret].Namespaces["ok"].UnsafeDisableDeepCopy`)
+	assert.ErrorContains(t, err, `DefaultNamespaces["ok"].SyncPeriod -1s is negative`)
+	assert.ErrorContains(t, err, `ByObject[v1, Kind=Secret].SyncPeriod -1m0s is negative`)
+	assert.NotContains(t, err.Error(), "UnsafeDisableDeepCopy", "accepted per namespace, as controller-runtime does")
 
 	_, err = cache.New(&rest.Config{Host: "https://127.0.0.1:1"}, cache.Options{
 		DefaultNamespaces: map[string]cache.Config{cache.AllNamespaces: {}, "team-a": {}},
@@ -128,10 +130,56 @@ func ExampleConfig() {
 	_, err := cache.New(&rest.Config{Host: "https://127.0.0.1:1"}, opts)
 	fmt.Println(err)
 
-	opts.DefaultNamespaces["team-b"] = cache.Config{UnsafeDisableDeepCopy: ptr.To(true)}
+	opts.DefaultNamespaces["team-b"] = cache.Config{SyncPeriod: ptr.To(-time.Hour)}
 	_, err = cache.New(&rest.Config{Host: "https://127.0.0.1:1"}, opts)
 	fmt.Println(err)
 	// Output:
 	// <nil>
-	// cache: DefaultNamespaces["team-b"].UnsafeDisableDeepCopy: not supported per namespace; set ByObject.UnsafeDisableDeepCopy or Options.DefaultUnsafeDisableDeepCopy instead
+	// cache: DefaultNamespaces["team-b"].SyncPeriod -1h0m0s is negative
 }
+
+// TestPerNamespaceUnsafeDisableDeepCopy: a namespace's
+// UnsafeDisableDeepCopy decides whether reads of its objects share the
+// cache's memory, in Get, in a List of the namespace and object by object
+// in a List across namespaces; a read's own option still wins.
+func TestPerNamespaceUnsafeDisableDeepCopy(t *testing.T) {
+	shared, copied := newNamespace(t), newNamespace(t)
+	labelAll := func(i int, cm *corev1.ConfigMap) { cm.Labels = map[string]string{"i": fmt.Sprint(i)} }
+	createConfigMaps(t, shared, "cm", 2, labelAll)
+	createConfigMaps(t, copied, "cm", 2, labelAll)
+	c := startCache(t, cfg, cache.Options{
+		DefaultNamespaces: map[string]cache.Config{
+			shared:              {UnsafeDisableDeepCopy: ptr.To(true)},
+			cache.AllNamespaces: {},
+		},
+		ByObject: map[client.Object]cache.ByObject{&corev1.ConfigMap{}: {EnableWatchBookmarks: ptr.To(false)}},
+	})
+	ctx := ctxTimeout(t, time.Minute)
+	labelsOf := func(cm corev1.ConfigMap) uintptr { return reflect.ValueOf(cm.Labels).Pointer() }
+	get := func(ns string, opts ...client.GetOption) uintptr {
+		var cm corev1.ConfigMap
+		require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "cm-0"}, &cm, opts...))
+		return labelsOf(cm)
+	}
+	assert.Equal(t, get(shared), get(shared), "Get in the namespace that shares")
+	assert.NotEqual(t, get(copied), get(copied), "Get in the namespace that copies")
+	assert.NotEqual(t, get(shared, &client.GetOptions{UnsafeDisableDeepCopy: ptr.To(false)}), get(shared), "the read's option wins")
+
+	byKey := func(opts ...client.ListOption) map[string]uintptr {
+		var cms corev1.ConfigMapList
+		require.NoError(t, c.List(ctx, &cms, opts...))
+		m := map[string]uintptr{}
+		for _, cm := range cms.Items {
+			m[cm.Namespace+"/"+cm.Name] = labelsOf(cm)
+		}
+		return m
+	}
+	first, second := byKey(), byKey()
+	for _, name := range []string{"cm-0", "cm-1"} {
+		assert.Equal(t, first[shared+"/"+name], second[shared+"/"+name], "a List across namespaces shares %s/%s", shared, name)
+		assert.NotEqual(t, first[copied+"/"+name], second[copied+"/"+name], "a List across namespaces copies %s/%s", copied, name)
+	}
+	a, b := byKey(client.InNamespace(shared)), byKey(client.InNamespace(shared))
+	assert.Equal(t, a, b, "a List of the namespace that shares")
+}
+

@@ -55,7 +55,24 @@ type entry struct {
 	namespaced bool
 	restricted bool // namespaced and limited to the group's namespaces
 	noCopy     bool // reads share memory unless the read says otherwise
-	group      *informer.Group
+	// noCopyNS is noCopy per listed namespace when one sets its own
+	// (Config.UnsafeDisableDeepCopy); nil when none does.
+	noCopyNS map[string]bool
+	group    *informer.Group
+}
+
+// noCopyIn is noCopy for the objects of namespace ns.
+func (e *entry) noCopyIn(ns string) bool {
+	if e.noCopyNS == nil {
+		return e.noCopy
+	}
+	if v, ok := e.noCopyNS[ns]; ok {
+		return v
+	}
+	if v, ok := e.noCopyNS[AllNamespaces]; ok {
+		return v
+	}
+	return e.noCopy
 }
 
 // newEntry builds the informers of key, of a kind mapped to mapping and
@@ -70,6 +87,7 @@ func newEntry(key kindKey, mapping *meta.RESTMapping, kc kindConfig, f listWatch
 		namespaced: namespaced,
 		restricted: namespaced && kc.restrictedTo(),
 		noCopy:     kc.disableDeepCopy,
+		noCopyNS:   kc.noCopyByNamespace(namespaced),
 		group:      informer.NewGroup(kinds.String(key.gvk), log.WithValues("kind", kinds.String(key.gvk), "shape", key.shape.String())),
 	}
 	example, err := listwatch.Example(key.gvk, key.shape, scheme)
@@ -83,7 +101,7 @@ func newEntry(key kindKey, mapping *meta.RESTMapping, kc kindConfig, f listWatch
 		if err != nil {
 			return nil, fmt.Errorf("cache: list-watch of %s: %w", kinds.String(key.gvk), err)
 		}
-		e.group.Add(nc.namespace, lw, example, informer.Options{Resync: kc.resync, Transform: transform(nc.transform), Prober: prober}, kc.streamingList)
+		e.group.Add(nc.namespace, lw, example, informer.Options{Resync: nc.resync, Transform: transform(nc.transform), Prober: prober}, kc.streamingList)
 	}
 	return e, nil
 }

@@ -69,6 +69,10 @@ type Options struct {
 	// unless a read or ByObject says otherwise. Nil means false: reads
 	// return deep copies.
 	DefaultUnsafeDisableDeepCopy *bool
+	// DefaultEnableWatchBookmarks is accepted for controller-runtime's
+	// shape; bookmarks are always asked for (see
+	// Config.EnableWatchBookmarks).
+	DefaultEnableWatchBookmarks *bool
 
 	// ByObject overrides the defaults per kind; the key is an object of the
 	// kind (typed, unstructured or PartialObjectMetadata with apiVersion
@@ -156,6 +160,12 @@ type ByObject struct {
 	// cache unless the read says otherwise. Nil means
 	// Options.DefaultUnsafeDisableDeepCopy.
 	UnsafeDisableDeepCopy *bool
+	// EnableWatchBookmarks is accepted for controller-runtime's shape;
+	// bookmarks are always asked for (see Config.EnableWatchBookmarks).
+	EnableWatchBookmarks *bool
+	// SyncPeriod is the kind's resync period, in place of
+	// Options.SyncPeriod. Nil means Options.SyncPeriod; 0 means never.
+	SyncPeriod *time.Duration
 }
 
 // kindConfig is the resolved configuration of one kind.
@@ -210,6 +220,9 @@ func (opts Options) resolveByObject() (map[schema.GroupVersionKind]ByObject, err
 			errs = append(errs, fmt.Errorf("cache: ByObject has %s twice", kinds.String(gvk)))
 			continue
 		}
+		if bo.SyncPeriod != nil && *bo.SyncPeriod < 0 {
+			errs = append(errs, fmt.Errorf("cache: ByObject[%s].SyncPeriod %s is negative", kinds.String(gvk), *bo.SyncPeriod))
+		}
 		errs = append(errs, validateNamespaces("ByObject["+kinds.String(gvk)+"].Namespaces", bo.Namespaces)...)
 		byGVK[gvk] = bo
 	}
@@ -247,6 +260,9 @@ func configFor(o Options, byGVK map[schema.GroupVersionKind]ByObject, gvk schema
 			kc.transform = bo.Transform
 		}
 		kc.keepManagedFields = bo.KeepManagedFields
+		if bo.SyncPeriod != nil {
+			kc.resync = *bo.SyncPeriod
+		}
 		if bo.UnsafeDisableDeepCopy != nil {
 			kc.disableDeepCopy = *bo.UnsafeDisableDeepCopy
 		}

@@ -40,3 +40,11 @@ func Patched(message string, patches ...admission.PatchOperation) admission.Resp
 // Errored rejects a request that could not be handled, as
 // admission.Errored.
 func Errored(code int32, err error) admission.Response { return admission.Errored(code, err) }
+
+// CustomDefaulter is admission.CustomDefaulter, controller-runtime's
+// webhook.CustomDefaulter.
+type CustomDefaulter = admission.CustomDefaulter
+
+// CustomValidator is admission.CustomValidator, controller-runtime's
+// webhook.CustomValidator.
+type CustomValidator = admission.CustomValidator

@@ -44,10 +44,12 @@ func pathSuffix(gvk schema.GroupVersionKind) string {
 
 // Builder registers the webhooks of one kind; ManagedBy starts one.
 type Builder[T client.Object] struct {
-	mgr       Manager
-	obj       T
-	defaulter admission.Defaulter[T]
-	validator admission.Validator[T]
+	mgr             Manager
+	obj             T
+	defaulter       admission.Defaulter[T]
+	validator       admission.Validator[T]
+	customDefaulter admission.CustomDefaulter
+	customValidator admission.CustomValidator
 }
 
 // ManagedBy starts registering webhooks for the kind of obj (a prototype,
@@ -58,8 +60,9 @@ func ManagedBy[T client.Object](mgr Manager, obj T) *Builder[T] {
 	return &Builder[T]{mgr: mgr, obj: obj}
 }
 
-// WithDefaulter serves d at MutatePath(kind).
-func (b *Builder[T]) WithDefaulter(d admission.Defaulter[T]) *Builder[T] {
+// WithDefaulter serves d at MutatePath(kind). The options are accepted
+// for controller-runtime's signature (see admission.DefaulterOption).
+func (b *Builder[T]) WithDefaulter(d admission.Defaulter[T], _ ...admission.DefaulterOption) *Builder[T] {
 	b.defaulter = d
 	return b
 }
@@ -67,6 +70,23 @@ func (b *Builder[T]) WithDefaulter(d admission.Defaulter[T]) *Builder[T] {
 // WithValidator serves v at ValidatePath(kind).
 func (b *Builder[T]) WithValidator(v admission.Validator[T]) *Builder[T] {
 	b.validator = v
+	return b
+}
+
+// WithCustomDefaulter serves d, an untyped defaulter whose Default takes a
+// runtime.Object, at MutatePath(kind): controller-runtime's older form
+// (what its WithDefaulter took before v0.23). Only one of WithDefaulter
+// and WithCustomDefaulter may be used; Complete fails otherwise.
+func (b *Builder[T]) WithCustomDefaulter(d admission.CustomDefaulter, _ ...admission.DefaulterOption) *Builder[T] {
+	b.customDefaulter = d
+	return b
+}
+
+// WithCustomValidator serves v, an untyped validator, at
+// ValidatePath(kind), as WithCustomDefaulter does for defaulters. Only
+// one of WithValidator and WithCustomValidator may be used.
+func (b *Builder[T]) WithCustomValidator(v admission.CustomValidator) *Builder[T] {
+	b.customValidator = v
 	return b
 }
 
@@ -88,12 +108,24 @@ func (b *Builder[T]) Complete() error {
 	if err != nil {
 		return fmt.Errorf("webhook: kind of %T: %w", b.obj, err)
 	}
-	routes := map[string]http.Handler{}
-	if b.defaulter != nil {
-		routes[MutatePath(gvk)] = admission.WithDefaulter(scheme, b.defaulter)
+	if b.defaulter != nil && b.customDefaulter != nil {
+		return fmt.Errorf("webhook: %s: only one of WithDefaulter and WithCustomDefaulter can be used", gvk.Kind)
 	}
-	if b.validator != nil {
+	if b.validator != nil && b.customValidator != nil {
+		return fmt.Errorf("webhook: %s: only one of WithValidator and WithCustomValidator can be used", gvk.Kind)
+	}
+	routes := map[string]http.Handler{}
+	switch {
+	case b.defaulter != nil:
+		routes[MutatePath(gvk)] = admission.WithDefaulter(scheme, b.defaulter)
+	case b.customDefaulter != nil:
+		routes[MutatePath(gvk)] = admission.WithCustomDefaulter(scheme, b.obj, b.customDefaulter)
+	}
+	switch {
+	case b.validator != nil:
 		routes[ValidatePath(gvk)] = admission.WithValidator(scheme, b.validator)
+	case b.customValidator != nil:
+		routes[ValidatePath(gvk)] = admission.WithCustomValidator(scheme, b.obj, b.customValidator)
 	}
 	convertible := false
 	if !apiutil.IsUnstructured(b.obj) {

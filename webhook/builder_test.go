@@ -63,6 +63,35 @@ func check(w *testwidget.V1) (admission.Warnings, error) {
 }
 
 // newScheme knows Widgets and the core kinds.
+// customWidget is the untyped (runtime.Object) defaulter and validator
+// of controller-runtime's older webhooks.
+type customWidget struct{}
+
+var (
+	_ webhook.CustomDefaulter = customWidget{}
+	_ webhook.CustomValidator = customWidget{}
+)
+
+func (customWidget) Default(ctx context.Context, obj runtime.Object) error {
+	w, ok := obj.(*testwidget.V1)
+	if !ok {
+		return fmt.Errorf("expected a Widget, got %T", obj)
+	}
+	return widgetDefaulter{}.Default(ctx, w)
+}
+
+func (customWidget) ValidateCreate(_ context.Context, obj runtime.Object) (admission.Warnings, error) {
+	return check(obj.(*testwidget.V1))
+}
+
+func (customWidget) ValidateUpdate(_ context.Context, _, obj runtime.Object) (admission.Warnings, error) {
+	return check(obj.(*testwidget.V1))
+}
+
+func (customWidget) ValidateDelete(context.Context, runtime.Object) (admission.Warnings, error) {
+	return nil, nil
+}
+
 func newScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	if err := errors.Join(testwidget.AddToScheme(s), corev1.AddToScheme(s)); err != nil {
@@ -111,6 +140,20 @@ func TestBuilderErrors(t *testing.T) {
 	t.Run("no server", func(t *testing.T) {
 		err := webhook.ManagedBy(testManager{scheme: newScheme()}, &testwidget.V1{}).WithDefaulter(widgetDefaulter{}).Complete()
 		assert.ErrorContains(t, err, "no webhook server")
+	})
+	t.Run("only one of typed and custom", func(t *testing.T) {
+		err := webhook.ManagedBy(newMgr(), &testwidget.V1{}).WithDefaulter(widgetDefaulter{}).WithCustomDefaulter(customWidget{}).Complete()
+		assert.ErrorContains(t, err, "only one of WithDefaulter and WithCustomDefaulter")
+		err = webhook.ManagedBy(newMgr(), &testwidget.V1{}).WithValidator(widgetValidator{}).WithCustomValidator(customWidget{}).Complete()
+		assert.ErrorContains(t, err, "only one of WithValidator and WithCustomValidator")
+	})
+	t.Run("custom forms are served at the kind's paths", func(t *testing.T) {
+		mgr := newMgr()
+		require.NoError(t, webhook.ManagedBy(mgr, &testwidget.V1{}).WithCustomDefaulter(customWidget{}, admission.DefaulterRemoveUnknownOrOmitableFields).WithCustomValidator(customWidget{}).Complete())
+		err := webhook.ManagedBy(mgr, &testwidget.V1{}).WithDefaulter(widgetDefaulter{}).Complete()
+		assert.ErrorContains(t, err, "path /mutate-test-kubeloop-dev-v1-widget is already registered")
+		err = webhook.ManagedBy(mgr, &testwidget.V1{}).WithValidator(widgetValidator{}).Complete()
+		assert.ErrorContains(t, err, "path /validate-test-kubeloop-dev-v1-widget is already registered")
 	})
 	t.Run("conversion alone, registered once", func(t *testing.T) {
 		mgr := newMgr()

@@ -149,7 +149,7 @@ func failing(s *runtime.Scheme, err error) client.WithWatch {
 		SubResourceApply: func(context.Context, client.Client, string, runtime.ApplyConfiguration, ...client.SubResourceApplyOption) error {
 			return err
 		},
-		Watch: func(context.Context, client.Client, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
+		Watch: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
 			return nil, err
 		},
 	})

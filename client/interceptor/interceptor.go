@@ -24,7 +24,7 @@ import (
 
 // Funcs holds the functions that replace the calls of a client. The names
 // and signatures are controller-runtime's, with client.Client where it has
-// client.WithWatch.
+// client.WithWatch, except Watch's, which takes a client.WithWatch.
 type Funcs struct {
 	Get               func(ctx context.Context, c client.Client, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error
 	List              func(ctx context.Context, c client.Client, list client.ObjectList, opts ...client.ListOption) error
@@ -39,9 +39,10 @@ type Funcs struct {
 	SubResourceUpdate func(ctx context.Context, c client.Client, subResourceName string, obj client.Object, opts ...client.SubResourceUpdateOption) error
 	SubResourcePatch  func(ctx context.Context, c client.Client, subResourceName string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error
 	SubResourceApply  func(ctx context.Context, c client.Client, subResourceName string, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error
-	// Watch replaces Watch; c is the wrapped client, a client.WithWatch
-	// when the wrapped client watches (assert it to call through).
-	Watch func(ctx context.Context, c client.Client, list client.ObjectList, opts ...client.ListOption) (watch.Interface, error)
+	// Watch replaces Watch. c is the wrapped client as a client.WithWatch,
+	// as controller-runtime's: its Watch fails with client.ErrNotSupported
+	// when the wrapped client does not watch.
+	Watch func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) (watch.Interface, error)
 }
 
 // NewClient returns c with the calls that funcs sets replaced. The result
@@ -61,12 +62,20 @@ var _ client.WithWatch = (*interceptedClient)(nil)
 // Watch calls Funcs.Watch, else the wrapped client's Watch.
 func (c *interceptedClient) Watch(ctx context.Context, list client.ObjectList, opts ...client.ListOption) (watch.Interface, error) {
 	if c.funcs.Watch != nil {
-		return c.funcs.Watch(ctx, c.Client, list, opts...)
+		return c.funcs.Watch(ctx, watcher{c.Client}, list, opts...)
 	}
-	if w, ok := c.Client.(client.WithWatch); ok {
-		return w.Watch(ctx, list, opts...)
+	return watcher{c.Client}.Watch(ctx, list, opts...)
+}
+
+// watcher is the wrapped client as a client.WithWatch: its Watch is the
+// wrapped client's when it has one, else fails with ErrNotSupported.
+type watcher struct{ client.Client }
+
+func (w watcher) Watch(ctx context.Context, list client.ObjectList, opts ...client.ListOption) (watch.Interface, error) {
+	if ww, ok := w.Client.(client.WithWatch); ok {
+		return ww.Watch(ctx, list, opts...)
 	}
-	return nil, fmt.Errorf("watch %T: the wrapped client %T does not watch: %w", list, c.Client, client.ErrNotSupported)
+	return nil, fmt.Errorf("watch %T: the wrapped client %T does not watch: %w", list, w.Client, client.ErrNotSupported)
 }
 
 func (c *interceptedClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {

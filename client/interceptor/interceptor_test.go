@@ -126,17 +126,28 @@ func TestWatch(t *testing.T) {
 	require.NoError(t, err)
 	w.Stop()
 
-	// Replaced by Funcs.Watch, which gets the wrapped client.
-	var seen client.Client
+	// Replaced by Funcs.Watch, which gets the wrapped client as a
+	// client.WithWatch and can call through to its Watch.
+	calls := 0
+	through := interceptor.Funcs{
+		Watch: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) (watch.Interface, error) {
+			calls++
+			return c.Watch(ctx, list, opts...)
+		},
+	}
+	w, err = interceptor.NewClient(inner, through).Watch(ctx, &corev1.ConfigMapList{})
+	require.NoError(t, err)
+	w.Stop()
+	assert.Equal(t, 1, calls)
 	c := interceptor.NewClient(inner, interceptor.Funcs{
-		Watch: func(ctx context.Context, c client.Client, list client.ObjectList, opts ...client.ListOption) (watch.Interface, error) {
-			seen = c
+		Watch: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
 			return nil, errInjected
 		},
 	})
 	_, err = c.Watch(ctx, &corev1.ConfigMapList{})
 	assert.ErrorIs(t, err, errInjected)
-	assert.Same(t, inner.(*fake.Client), seen.(*fake.Client))
+	_, err = interceptor.NewClient(notWatching{inner}, through).Watch(ctx, &corev1.ConfigMapList{})
+	assert.ErrorIs(t, err, client.ErrNotSupported, "calling through to a wrapped client that does not watch")
 
 	// A wrapped client that does not watch: a clear error.
 	_, err = interceptor.NewClient(notWatching{inner}, interceptor.Funcs{}).Watch(ctx, &corev1.ConfigMapList{})

@@ -5,8 +5,8 @@ import "go/ast"
 const interceptorPkg = crModule + "/pkg/client/interceptor"
 
 // interceptorKeepsWatch are the interceptor.Funcs fields whose callbacks
-// are left as they are: kubeloop's Funcs has no such field (a field rule
-// leaves a note).
+// are left as they are: Watch's takes a client.WithWatch in kubeloop too,
+// and kubeloop's Funcs has no SubResource (a field rule leaves a note).
 var interceptorKeepsWatch = map[string]bool{"Watch": true, "SubResource": true}
 
 // interceptorFuncNames returns the package-level functions file names as

@@ -247,33 +247,36 @@ func check(d *appsv1.Deployment, o runtime.Object) error { return nil }
 func TestWebhookRewrite(t *testing.T) {
 	out, rep := migrateSnippet(t, customWebhook)
 	for _, w := range []string{
-		"webhook.ManagedBy(mgr, &appsv1.Deployment{}).WithDefaulter(&D{}).WithValidator(&V{}).Complete()",
-		"var _ admission.Defaulter[*appsv1.Deployment] = &D{}",
-		"func (d *D) Default(ctx context.Context, dep *appsv1.Deployment) error {",
-		"var _ admission.Validator[*appsv1.Deployment] = &V{}",
-		// obj is used after the assertion: it stays, and dep is a copy
-		"func (v *V) ValidateCreate(ctx context.Context, obj *appsv1.Deployment) (admission.Warnings, error) {\n\tdep := obj\n",
-		"ValidateUpdate(ctx context.Context, oldObj, newObj *appsv1.Deployment)",
-		"ValidateDelete(ctx context.Context, obj *appsv1.Deployment)",
-		// runtime is still used by check
+		// Before v0.23, WithDefaulter and WithValidator took the untyped forms.
+		"webhook.ManagedBy(mgr, &appsv1.Deployment{}).WithCustomDefaulter(&D{}).WithCustomValidator(&V{}).Complete()",
+		"var _ webhook.CustomDefaulter = &D{}",
+		"var _ admission.CustomValidator = &V{}",
+		// The methods keep their signatures, and so every caller compiles.
+		"func (d *D) Default(ctx context.Context, obj runtime.Object) error {",
+		"func (v *V) ValidateCreate(ctx context.Context, obj runtime.Object) (admission.Warnings, error) {",
 		`"k8s.io/apimachinery/pkg/runtime"`,
 	} {
 		assert.Contains(t, out, w)
 	}
-	assert.NotContains(t, out, "ok :=")
 	assert.NotContains(t, out, "controller-runtime")
-	assert.Equal(t, 7, rep.rewrites[kindWebhook], "the builder, four methods and two assertions")
+	assert.NotContains(t, out, "kubeloop-migrate:", "no note")
+	assert.Equal(t, 3, rep.rewrites[kindWebhook], "the builder and two methods")
 
 	again, _ := migrateSnippet(t, out)
 	assert.Equal(t, out, again)
 }
 
-func TestWebhookRewriteLeavesUnsafeMethods(t *testing.T) {
-	give := strings.Replace(customWebhook, "\treturn nil, nil\n}\nfunc (v *V) ValidateDelete", "\t_ = oldObj.(*appsv1.Deployment)\n\treturn nil, nil\n}\nfunc (v *V) ValidateDelete", 1)
+// TestWebhookRewriteNewForm: in NewWebhookManagedBy(mgr, obj) chains
+// (v0.23 on), WithDefaulter is typed in both libraries and
+// WithCustomDefaulter exists in both: only the entry point changes.
+func TestWebhookRewriteNewForm(t *testing.T) {
+	give := strings.Replace(customWebhook,
+		"ctrl.NewWebhookManagedBy(mgr).For(&appsv1.Deployment{}).WithDefaulter(&D{}).WithValidator(&V{}).Complete()",
+		"ctrl.NewWebhookManagedBy(mgr, &appsv1.Deployment{}).WithCustomDefaulter(&D{}).WithCustomValidator(&V{}).Complete()", 1)
 	require.NotEqual(t, customWebhook, give)
 	out, _ := migrateSnippet(t, give)
-	assert.Contains(t, out, "// kubeloop-migrate: V: convert to admission.Defaulter[*T] / admission.Validator[*T] by hand")
-	assert.Contains(t, out, "func (v *V) ValidateCreate(ctx context.Context, obj runtime.Object)", "V's methods are left as they were")
-	assert.Contains(t, out, "// kubeloop-migrate: admission.CustomValidator: use admission.Validator[*YourType]")
-	assert.Contains(t, out, "func (d *D) Default(ctx context.Context, dep *appsv1.Deployment) error", "D is still converted")
+	assert.Contains(t, out, "webhook.ManagedBy(mgr, &appsv1.Deployment{}).WithCustomDefaulter(&D{}).WithCustomValidator(&V{}).Complete()")
+	typed := strings.Replace(give, "WithCustomDefaulter(&D{}).WithCustomValidator(&V{})", "WithDefaulter(typedD{})", 1)
+	out, _ = migrateSnippet(t, typed)
+	assert.Contains(t, out, "webhook.ManagedBy(mgr, &appsv1.Deployment{}).WithDefaulter(typedD{}).Complete()")
 }

@@ -95,14 +95,9 @@ var packages = map[string]pkgRule{
 	crModule + "/pkg/scheme": {to: kl("scheme")},
 	crModule + "/pkg/source": {to: kl("controller/source")},
 	crModule + "/pkg/webhook": {to: kl("webhook"), members: map[string]target{
-		"Server":          {path: kl("webhook"), ptr: true, kind: kindRename},
-		"CustomDefaulter": {note: "use admission.Defaulter[*YourType] (the webhook rewrite does this where the methods are in this file)"},
-		"CustomValidator": {note: "use admission.Validator[*YourType] (the webhook rewrite does this where the methods are in this file)"},
+		"Server": {path: kl("webhook"), ptr: true, kind: kindRename},
 	}},
-	crModule + "/pkg/webhook/admission": {to: kl("webhook/admission"), members: map[string]target{
-		"CustomDefaulter": {note: "use admission.Defaulter[*YourType] (the webhook rewrite does this where the methods are in this file)"},
-		"CustomValidator": {note: "use admission.Validator[*YourType] (the webhook rewrite does this where the methods are in this file)"},
-	}},
+	crModule + "/pkg/webhook/admission": {to: kl("webhook/admission")},
 	crModule + "/pkg/webhook/conversion": {to: kl("webhook/conversion"), members: map[string]target{
 		"NewWebhookHandler": {path: kl("webhook/conversion"), name: "NewWebhook", kind: kindRename},
 	}},
@@ -200,7 +195,6 @@ var fields = map[string]map[string]fieldRule{
 		"ZapOpts":              {note: noteZapRaw + "go.uber.org/zap options do not apply; remove ZapOpts"},
 	},
 	crModule + "/pkg/client/interceptor.Funcs": {
-		"Watch":       {note: "kubeloop's interceptor.Funcs has no Watch: the fake's Watch is not intercepted"},
 		"SubResource": {note: "kubeloop's interceptor.Funcs has no SubResource: intercept SubResourceGet, SubResourceCreate, SubResourceUpdate, SubResourcePatch and SubResourceApply"},
 	},
 	crModule + "/pkg/controller.Options": {

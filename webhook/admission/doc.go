@@ -50,10 +50,12 @@
 //   - The typed webhooks decode through the same Decoder as raw handlers;
 //     *unstructured.Unstructured takes the JSON as it is.
 //
-// Differences from controller-runtime: Defaulter and Validator are the only
-// typed interfaces (no CustomDefaulter/CustomValidator twins, no
-// DefaulterRemoveUnknownOrOmitableFields option: the patch never removes
-// fields the Go type does not know); Response.Patches holds
+// Differences from controller-runtime: CustomDefaulter and CustomValidator
+// (the untyped forms, WithCustomDefaulter, WithCustomValidator) are
+// interfaces of their own, not Defaulter[runtime.Object], since T here is
+// a client.Object; DefaulterRemoveUnknownOrOmitableFields is accepted and
+// changes nothing (the patch never removes fields the Go type does not
+// know); Response.Patches holds
 // PatchOperation values (controller-runtime: gomodules' JsonPatchOperation,
 // whose field is named Operation, here Op); NewDecoder(nil) returns a
 // Decoder whose typed decodes fail instead of panicking; only

@@ -18,8 +18,8 @@ import (
 )
 
 // Defaulter sets the defaults of objects of one kind before they are
-// stored. It is controller-runtime's Defaulter[T]; its older
-// CustomDefaulter (Default(ctx, runtime.Object)) has no twin here.
+// stored. It is controller-runtime's Defaulter[T]; its older untyped form
+// is CustomDefaulter.
 type Defaulter[T client.Object] interface {
 	// Default changes obj in place. An error rejects the request (an API
 	// status error keeps its code, any other error is a 403 with its text).
@@ -33,7 +33,8 @@ type DefaulterFunc[T client.Object] func(ctx context.Context, obj T) error
 func (f DefaulterFunc[T]) Default(ctx context.Context, obj T) error { return f(ctx, obj) }
 
 // Validator checks objects of one kind on create, update and delete. It is
-// controller-runtime's Validator[T] (older: CustomValidator).
+// controller-runtime's Validator[T]; its older untyped form is
+// CustomValidator.
 type Validator[T client.Object] interface {
 	// ValidateCreate checks a new object.
 	ValidateCreate(ctx context.Context, obj T) (Warnings, error)
@@ -49,8 +50,13 @@ type Validator[T client.Object] interface {
 // re-encode differently are left alone). Other operations are allowed
 // untouched. T must be a pointer type registered in scheme, or
 // *unstructured.Unstructured (which accepts any kind).
-func WithDefaulter[T client.Object](scheme *runtime.Scheme, d Defaulter[T]) *Webhook {
-	dec := newDecoder[T](scheme)
+func WithDefaulter[T client.Object](scheme *runtime.Scheme, d Defaulter[T], _ ...DefaulterOption) *Webhook {
+	return defaulting(newDecoder[T](scheme), d.Default)
+}
+
+// defaulting is the mutating Webhook of WithDefaulter and
+// WithCustomDefaulter: dec decodes, d defaults.
+func defaulting[T client.Object](dec *typedDecoder[T], d func(context.Context, T) error) *Webhook {
 	return &Webhook{Handler: HandlerFunc(func(ctx context.Context, req Request) Response {
 		if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 			return Allowed("")
@@ -63,7 +69,7 @@ func WithDefaulter[T client.Object](scheme *runtime.Scheme, d Defaulter[T]) *Web
 		if err != nil {
 			return Errored(http.StatusInternalServerError, fmt.Errorf("admission: encode %s: %w", describe(req), err))
 		}
-		if err := d.Default(ctx, obj); err != nil {
+		if err := d(ctx, obj); err != nil {
 			return deniedFromError(err)
 		}
 		after, err := json.Marshal(obj)
@@ -85,7 +91,12 @@ func WithDefaulter[T client.Object](scheme *runtime.Scheme, d Defaulter[T]) *Web
 // (an API status error keeps its code); warnings are passed on either way.
 // T is as for WithDefaulter.
 func WithValidator[T client.Object](scheme *runtime.Scheme, v Validator[T]) *Webhook {
-	dec := newDecoder[T](scheme)
+	return validating(newDecoder[T](scheme), v)
+}
+
+// validating is the validating Webhook of WithValidator and
+// WithCustomValidator.
+func validating[T client.Object](dec *typedDecoder[T], v Validator[T]) *Webhook {
 	return &Webhook{Handler: HandlerFunc(func(ctx context.Context, req Request) Response {
 		var (
 			warnings Warnings
@@ -135,7 +146,13 @@ type typedDecoder[T client.Object] struct {
 }
 
 func newDecoder[T client.Object](scheme *runtime.Scheme) *typedDecoder[T] {
-	d := &typedDecoder[T]{typ: reflect.TypeFor[T](), decoder: NewDecoder(scheme).(*decoder)}
+	return newDecoderOf[T](scheme, reflect.TypeFor[T]())
+}
+
+// newDecoderOf is newDecoder for objects of typ, a pointer type that
+// implements T (for example *corev1.Pod with T client.Object).
+func newDecoderOf[T client.Object](scheme *runtime.Scheme, typ reflect.Type) *typedDecoder[T] {
+	d := &typedDecoder[T]{typ: typ, decoder: NewDecoder(scheme).(*decoder)}
 	if d.typ.Kind() != reflect.Pointer {
 		d.gvkErr = fmt.Errorf("admission: %s is not a pointer type", d.typ)
 		return d
