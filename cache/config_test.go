@@ -182,4 +182,3 @@ func TestPerNamespaceUnsafeDisableDeepCopy(t *testing.T) {
 	a, b := byKey(client.InNamespace(shared)), byKey(client.InNamespace(shared))
 	assert.Equal(t, a, b, "a List of the namespace that shares")
 }
-
