@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -78,7 +79,7 @@ func (c *Controller) startWatchLocked(ctx context.Context, w *watch) error {
 		return nil
 	}
 	w.ctx, w.cancel = context.WithCancel(ctx)
-	w.door = &watchQueue{q: c.queue}
+	w.door = &watchQueue{Queue: c.queue, q: c.queue}
 	if err := w.src.Start(w.ctx, w.door); err != nil {
 		w.cancel()
 		return err
@@ -181,13 +182,35 @@ func (c *Controller) dropsRequests() bool {
 // RemoveWatch, it adds nothing. Adds take its read lock, so close waits for
 // the adds in flight.
 type watchQueue struct {
-	q handler.Queue
+	// Queue is the controller's queue; its methods other than the adds
+	// (Get, Done, Len, ...) pass through.
+	handler.Queue
+	q handler.TypedPriorityQueue[reconcile.Request]
 
 	mu     sync.RWMutex
 	closed bool
 }
 
-var _ handler.Queue = (*watchQueue)(nil)
+var _ handler.TypedPriorityQueue[reconcile.Request] = (*watchQueue)(nil)
+
+// AddAfter adds req after d unless the watch was removed.
+func (w *watchQueue) AddAfter(req reconcile.Request, d time.Duration) {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if !w.closed {
+		w.q.AddAfter(req, d)
+	}
+}
+
+// AddRateLimited adds req through the rate limiter unless the watch was
+// removed.
+func (w *watchQueue) AddRateLimited(req reconcile.Request) {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if !w.closed {
+		w.q.AddRateLimited(req)
+	}
+}
 
 // Add adds req unless the watch was removed.
 func (w *watchQueue) Add(req reconcile.Request) {

@@ -104,7 +104,7 @@ func TestWithLowPriorityWhenUnchangedRelists(t *testing.T) {
 		CreateFunc: func(ctx context.Context, e handler.CreateEvent, q handler.Queue) { byName(ctx, e.Object, q) },
 		UpdateFunc: func(ctx context.Context, e handler.UpdateEvent, q handler.Queue) { byName(ctx, e.ObjectNew, q) },
 		DeleteFunc: func(_ context.Context, e handler.DeleteEvent, q handler.Queue) {
-			q.AddWithOpts(workqueue.AddOpts{Priority: 5}, req("ns", e.Object.GetName()))
+			handler.AddWithOpts(q, workqueue.AddOpts{Priority: 5}, req("ns", e.Object.GetName()))
 		},
 	})
 	runCases(t, h, []handlerCase{

@@ -23,7 +23,12 @@
 // and reconcile.Request forms (EventHandler is
 // TypedEventHandler[client.Object, reconcile.Request], CreateEvent is
 // TypedCreateEvent[client.Object], Queue is TypedQueue[reconcile.Request]),
-// so there is one type per concept. kubeloop's sources deliver
+// so there is one type per concept. TypedQueue is client-go's
+// TypedRateLimitingInterface itself, as in controller-runtime: a handler
+// written for controller-runtime compiles unchanged and its tests can pass
+// a client-go queue. Priorities go through AddWithOpts, which uses the
+// queue's own AddWithOpts when it is a TypedPriorityQueue (the
+// controller's is) and plain adds otherwise. kubeloop's sources deliver
 // client.Object events; source.Kind and source.Channel adapt a typed
 // handler by asserting each event's objects to its type. A controller's
 // queue holds reconcile.Request only: a handler of another request type

@@ -1,6 +1,8 @@
 package handler
 
 import (
+	toolsworkqueue "k8s.io/client-go/util/workqueue"
+
 	"context"
 
 	"github.com/kubeloop/kubeloop/client"
@@ -79,20 +81,48 @@ type DeleteEvent = TypedDeleteEvent[client.Object]
 // GenericEvent is the TypedGenericEvent of a client.Object.
 type GenericEvent = TypedGenericEvent[client.Object]
 
-// TypedQueue is the part of a controller's queue that handlers use, for
-// requests of type request. *workqueue.Queue[request] satisfies it.
-type TypedQueue[request comparable] interface {
-	// Add adds req at normal priority; a request already waiting is not
-	// added twice.
-	Add(req request)
-	// AddWithOpts adds reqs with a priority, a delay or rate limiting.
-	AddWithOpts(opts workqueue.AddOpts, reqs ...request)
-}
+// TypedQueue is the queue handlers add requests of type request to. It is
+// client-go's TypedRateLimitingInterface, the type controller-runtime's
+// handlers take, so handlers written for controller-runtime compile
+// unchanged and their tests can pass any client-go queue.
+// *workqueue.Queue[request], the controller's queue, is one. Handlers add
+// with Add, AddAfter and AddRateLimited, or with priorities through
+// AddWithOpts; they never call Get, Done or ShutDown.
+type TypedQueue[request comparable] = toolsworkqueue.TypedRateLimitingInterface[request]
 
 // Queue is the queue of a controller: a TypedQueue of reconcile.Request.
 type Queue = TypedQueue[reconcile.Request]
 
-var _ Queue = (*workqueue.Queue[reconcile.Request])(nil)
+// TypedPriorityQueue is a TypedQueue that takes add options (a priority,
+// a delay, rate limiting); the controller's queue is one.
+type TypedPriorityQueue[request comparable] interface {
+	TypedQueue[request]
+	// AddWithOpts adds reqs with opts.
+	AddWithOpts(opts workqueue.AddOpts, reqs ...request)
+}
+
+// AddWithOpts adds reqs to q with opts: through q's own AddWithOpts when q
+// is a TypedPriorityQueue (the controller's queue is), else with AddAfter
+// when opts has a delay, AddRateLimited when it asks for rate limiting,
+// and Add otherwise (such a queue has no priorities).
+func AddWithOpts[request comparable](q TypedQueue[request], opts workqueue.AddOpts, reqs ...request) {
+	if pq, ok := q.(TypedPriorityQueue[request]); ok {
+		pq.AddWithOpts(opts, reqs...)
+		return
+	}
+	for _, r := range reqs {
+		switch {
+		case opts.After > 0:
+			q.AddAfter(r, opts.After)
+		case opts.RateLimited:
+			q.AddRateLimited(r)
+		default:
+			q.Add(r)
+		}
+	}
+}
+
+var _ TypedPriorityQueue[reconcile.Request] = (*workqueue.Queue[reconcile.Request])(nil)
 
 // LowPriority is the priority of requests from the initial list, from
 // relists and from resyncs.

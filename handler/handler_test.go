@@ -212,7 +212,7 @@ func TestWithLowPriorityWhenUnchanged(t *testing.T) {
 	enqueueNew := handler.Funcs{
 		CreateFunc: func(_ context.Context, e handler.CreateEvent, q handler.Queue) { q.Add(req("ns", e.Object.GetName())) },
 		UpdateFunc: func(_ context.Context, e handler.UpdateEvent, q handler.Queue) {
-			q.AddWithOpts(workqueueOpts(), req("ns", e.ObjectNew.GetName()))
+			handler.AddWithOpts(q, workqueueOpts(), req("ns", e.ObjectNew.GetName()))
 		},
 	}
 	runCases(t, handler.WithLowPriorityWhenUnchanged(enqueueNew), []handlerCase{

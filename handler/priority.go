@@ -2,6 +2,7 @@ package handler
 
 import (
 	"context"
+	"time"
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/reconcile"
@@ -61,14 +62,14 @@ func add[R comparable](q TypedQueue[R], low bool, reqs ...R) {
 		return
 	}
 	if low {
-		q.AddWithOpts(lowPriorityOpts, reqs...)
+		AddWithOpts(q, lowPriorityOpts, reqs...)
 		return
 	}
 	if len(reqs) == 1 {
 		q.Add(reqs[0])
 		return
 	}
-	q.AddWithOpts(workqueue.AddOpts{}, reqs...)
+	AddWithOpts(q, workqueue.AddOpts{}, reqs...)
 }
 
 // addOne adds req to q, at LowPriority when low is true. Unlike add, it
@@ -76,8 +77,10 @@ func add[R comparable](q TypedQueue[R], low bool, reqs ...R) {
 // would allocate for every event.
 func addOne(q Queue, low bool, req reconcile.Request) {
 	if low {
-		q.AddWithOpts(lowPriorityOpts, req)
-		return
+		if pq, ok := q.(TypedPriorityQueue[reconcile.Request]); ok {
+			pq.AddWithOpts(lowPriorityOpts, req)
+			return
+		}
 	}
 	q.Add(req)
 }
@@ -123,14 +126,23 @@ func (h lowPriorityHandler[T, R]) Delete(ctx context.Context, evt TypedDeleteEve
 	h.TypedEventHandler.Delete(ctx, evt, q)
 }
 
-// lowPriorityQueue adds at LowPriority unless told a priority.
+// lowPriorityQueue adds at LowPriority unless told a priority (a queue
+// without priorities is given the adds as they are).
 type lowPriorityQueue[R comparable] struct{ TypedQueue[R] }
 
-func (q lowPriorityQueue[R]) Add(req R) { q.TypedQueue.AddWithOpts(lowPriorityOpts, req) }
+func (q lowPriorityQueue[R]) Add(req R) { AddWithOpts(q.TypedQueue, lowPriorityOpts, req) }
+
+func (q lowPriorityQueue[R]) AddAfter(req R, d time.Duration) {
+	AddWithOpts(q.TypedQueue, workqueue.AddOpts{Priority: LowPriority, After: d}, req)
+}
+
+func (q lowPriorityQueue[R]) AddRateLimited(req R) {
+	AddWithOpts(q.TypedQueue, workqueue.AddOpts{Priority: LowPriority, RateLimited: true}, req)
+}
 
 func (q lowPriorityQueue[R]) AddWithOpts(opts workqueue.AddOpts, reqs ...R) {
 	if opts.Priority == 0 {
 		opts.Priority = LowPriority
 	}
-	q.TypedQueue.AddWithOpts(opts, reqs...)
+	AddWithOpts(q.TypedQueue, opts, reqs...)
 }

@@ -199,11 +199,16 @@ func (m *fakeMapper) stats() (asked, resets int) {
 	return m.asked, m.resets
 }
 
-// recordQueue records the names of the Requests added.
+// recordQueue records the names of the Requests added. The methods a
+// source never calls are the embedded nil interface's.
 type recordQueue struct {
+	handler.Queue
 	mu    sync.Mutex
 	names []string
 }
+
+func (q *recordQueue) AddAfter(req reconcile.Request, _ time.Duration) { q.Add(req) }
+func (q *recordQueue) AddRateLimited(req reconcile.Request)            { q.Add(req) }
 
 func (q *recordQueue) Add(req reconcile.Request) {
 	q.mu.Lock()
