@@ -23,14 +23,15 @@ var layers = []struct {
 	{5, []string{"controller"}},
 	{6, []string{"leaderelection", "webhook"}},
 	{7, []string{"sharding"}},
-	{8, []string{"manager"}},
+	{8, []string{"multicluster"}},
+	{9, []string{"manager"}},
 	// internal/testenv is imported only by tests (TestMain's control plane
 	// and leak check), so it may import envtest and goleak like examples.
 	{examplesLayer, []string{"examples", "internal/reliability", "internal/testenv"}},
 }
 
 // examplesLayer is the top: examples may import anything, envtest too.
-const examplesLayer = 9
+const examplesLayer = 10
 
 // allowedModules are the only modules library code may import
 // (ARCHITECTURE.md, plus what client-go itself brings and the README names).
