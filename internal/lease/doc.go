@@ -32,6 +32,9 @@
 //     written duration - RenewDeadline >= LeaseDuration - RenewDeadline > 0
 //     after the holder's validity ended. That margin is what covers clock
 //     rate differences and the time in-flight work needs to stop.
+//     Holder.Remaining asks the same rule as a client.Fence: the time left,
+//     or an error wrapping ErrLost (client.ErrLeaseLost and
+//     sharding.ErrLeaseLost are the same sentinel) that names the Lease.
 //   - Writes carry the resourceVersion they were decided on, so a takeover
 //     decided on a stale read fails with a conflict instead of overwriting
 //     a renewal it did not see.

@@ -17,6 +17,13 @@ import (
 // hold has not expired by this process's observation.
 var ErrHeld = errors.New("lease: held by another holder")
 
+// ErrLost is the one sentinel of a hold that is gone: wrapped by
+// Remaining's error when the hold is not valid now, and, under their own
+// names (client.ErrLeaseLost, sharding.ErrLeaseLost), by fenced writes that
+// were refused and by the ring's Start when its shard Lease was lost, so
+// that errors.Is(err, client.ErrLeaseLost) holds for all of them.
+var ErrLost = errors.New("lease lost")
+
 // ErrNotRenewed is wrapped by Renew's error when no renewal succeeded
 // within RenewDeadline: the hold is no longer valid.
 var ErrNotRenewed = errors.New("lease: not renewed within RenewDeadline")
@@ -138,6 +145,28 @@ func (h *Holder) Deadline() time.Time {
 		return time.Time{}
 	}
 	return h.renewedAt.Add(h.cfg.RenewDeadline)
+}
+
+// Remaining is the fence of a write (client.Fence): it returns how long,
+// by the Holder's Clock, the hold stays valid from now (Deadline minus
+// now), or, when Valid is false now, an error wrapping ErrLost that names
+// the Lease and says since when the hold ended. A Holder is one term: once
+// its hold ended, only a new successful TryAcquireOrRenew on this Holder
+// makes it valid again, so a caller that wants writes of an old term to
+// stay refused after a re-acquisition uses a new Holder per term.
+func (h *Holder) Remaining() (time.Duration, error) {
+	now := h.cfg.Clock.Now()
+	h.mu.Lock()
+	held, deadline := h.held, h.renewedAt.Add(h.cfg.RenewDeadline)
+	h.mu.Unlock()
+	switch {
+	case !held:
+		return 0, fmt.Errorf("lease %s: %w: not held by %s", h.Key(), ErrLost, h.cfg.Identity)
+	case !now.Before(deadline):
+		return 0, fmt.Errorf("lease %s: %w: the hold of %s ended %s ago (not renewed within %s)",
+			h.Key(), ErrLost, h.cfg.Identity, now.Sub(deadline).Round(time.Millisecond), h.cfg.RenewDeadline)
+	}
+	return deadline.Sub(now), nil
 }
 
 // Observed returns the Lease's record as this Holder last read it, and

@@ -192,3 +192,37 @@ func TestRenewLoop(t *testing.T) {
 	assert.False(t, h.Valid(time.Now()))
 	assert.WithinDuration(t, deadline, time.Now(), 200*time.Millisecond, "Renew returns as the deadline passes")
 }
+
+func TestRemaining(t *testing.T) {
+	w := newWorld()
+	api := newMemAPI(w)
+	clock := skewed{w: w, off: 3 * time.Hour}
+	h := newHolder(t, api, "a", clock, 1900*time.Millisecond, 1500*time.Millisecond)
+
+	_, err := h.Remaining()
+	require.ErrorIs(t, err, lease.ErrLost, "nothing held yet")
+	assert.Equal(t, "lease ns/l: lease lost: not held by a", err.Error())
+
+	require.NoError(t, h.TryAcquireOrRenew(t.Context()))
+	left, err := h.Remaining()
+	require.NoError(t, err)
+	assert.Equal(t, 1500*time.Millisecond, left)
+	w.advance(time.Second)
+	left, err = h.Remaining()
+	require.NoError(t, err)
+	assert.Equal(t, 500*time.Millisecond, left, "Deadline minus now, on the holder's clock")
+
+	w.advance(700 * time.Millisecond)
+	_, err = h.Remaining()
+	require.ErrorIs(t, err, lease.ErrLost)
+	assert.Equal(t, "lease ns/l: lease lost: the hold of a ended 200ms ago (not renewed within 1.5s)", err.Error())
+	assert.Equal(t, h.Valid(clock.Now()), err == nil, "Remaining agrees with Valid")
+
+	require.NoError(t, h.TryAcquireOrRenew(t.Context()), "renewed by the same Holder: valid again")
+	_, err = h.Remaining()
+	require.NoError(t, err)
+	_, err = h.Release(t.Context())
+	require.NoError(t, err)
+	_, err = h.Remaining()
+	require.ErrorIs(t, err, lease.ErrLost, "released")
+}
