@@ -142,6 +142,21 @@ func TestDefaultStatusSubresourceForBuiltIns(t *testing.T) {
 	assert.Empty(t, got.Spec.NodeName)
 }
 
+// Declaring a kind's status subresource adds it to the built-in ones, as
+// controller-runtime's builder does: a test that declares its custom kind
+// still writes a Pod's or a Job's status.
+func TestWithStatusSubresourceKeepsBuiltIns(t *testing.T) {
+	p := pod("a", "p", "")
+	c := fake.NewClientBuilder().WithObjects(p).WithStatusSubresource(&corev1.ConfigMap{}).Build()
+	p.Status.Phase = corev1.PodRunning
+	p.Spec.NodeName = "ignored"
+	require.NoError(t, c.Status().Update(t.Context(), p))
+	var got corev1.Pod
+	require.NoError(t, c.Get(t.Context(), client.ObjectKeyFromObject(p), &got))
+	assert.Equal(t, corev1.PodRunning, got.Status.Phase)
+	assert.Empty(t, got.Spec.NodeName, "a status write leaves the spec alone")
+}
+
 func TestNamespaceIsClusterScoped(t *testing.T) {
 	c := fake.NewClientBuilder().Build()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "x"}}
