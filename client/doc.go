@@ -79,6 +79,31 @@
 //     subresource (the SubResourceApplyOptions' SubResourceBody, a Scale
 //     configuration for "scale"); the cached client remembers them for
 //     read-your-own-writes like the other subresource writes.
+//   - Fenced writes: in a context given a Fence with WithFence (the
+//     manager does it for leader-only runnables, the sharding ring for
+//     gated reconciles), every write of the live client, and so of the
+//     cached client and the wrappers, which delegate to it, asks the fence
+//     just before its request is sent, by the local monotonic clock. A
+//     fence that refuses (its lease is no longer held, or its hold ended)
+//     fails the write with an error wrapping ErrLeaseLost that names the
+//     object and the lease ("update v1, Kind=ConfigMap default/web:
+//     fenced: lease ops/my-operator: lease lost: ..."); the request is not
+//     sent. An admitted request runs with its context bounded by the time
+//     the hold remains, so one that waits for an answer when the hold
+//     ends is cancelled, and its error wraps ErrLeaseLost too. Reads are
+//     never fenced; without a fence a write costs one ctx.Value lookup.
+//     What stays possible: a request already sent when the hold ends may
+//     still be applied by the API server (the bound cancels the waiting,
+//     not the server's work), and a process paused between the check and
+//     the send (a stopped process, a long GC pause) sends a request the
+//     check admitted. The lease timings leave a margin for both
+//     (LeaseDuration - RenewDeadline: others take over no earlier), and
+//     writes should carry a resourceVersion precondition so that one that
+//     arrives after another holder's change fails with a conflict: Update
+//     sends the object's resourceVersion; for Patch use
+//     MergeFromWithOptions(obj, MergeFromWithOptimisticLock{}) or a JSON
+//     patch that tests the resourceVersion. The fake client does not
+//     fence.
 //   - Wrappers compose over any Client, the fake's too: NewNamespacedClient
 //     (fills the namespace of namespaced kinds, refuses another with
 //     ErrNamespaceMismatch), WithFieldOwner (a default field manager for

@@ -1,6 +1,9 @@
 package client
 
-import "strconv"
+import (
+	"context"
+	"strconv"
+)
 
 // NewCachedForTest wraps any Client (the fake one in tests) with a cache
 // reader, as New does for the live client.
@@ -19,4 +22,9 @@ func TrackedStates(c Client) []string {
 		out = append(out, k.namespace+"/"+k.name+": "+e.state.String()+" rv "+strconv.FormatUint(e.rv, 10)+" uid "+string(e.uid))
 	}
 	return out
+}
+
+// FenceWrite is the check every live write makes just before sending.
+func FenceWrite(ctx context.Context) (context.Context, func(error) error, error) {
+	return fenceWrite(ctx)
 }

@@ -137,8 +137,12 @@ func (c *liveClient) Create(ctx context.Context, obj Object, opts ...CreateOptio
 	}
 	o := (&CreateOptions{}).ApplyOptions(opts)
 	o.FieldManager = orString(o.FieldManager, c.fieldOwner)
+	ctx, done, err := fenceWrite(ctx)
+	if err != nil {
+		return opError("create", t.gvk, obj.GetNamespace(), name, err)
+	}
 	res := withParams(t.request(t.rc.Post(), obj.GetNamespace(), ""), o.AsCreateOptions()).Body(obj).Do(ctx)
-	return opError("create", t.gvk, obj.GetNamespace(), name, into(res, obj))
+	return opError("create", t.gvk, obj.GetNamespace(), name, done(into(res, obj)))
 }
 
 func (c *liveClient) Update(ctx context.Context, obj Object, opts ...UpdateOption) error {
@@ -157,8 +161,12 @@ func (c *liveClient) Update(ctx context.Context, obj Object, opts ...UpdateOptio
 	}
 	o := (&UpdateOptions{}).ApplyOptions(opts)
 	o.FieldManager = orString(o.FieldManager, c.fieldOwner)
+	ctx, done, err := fenceWrite(ctx)
+	if err != nil {
+		return opError("update", t.gvk, obj.GetNamespace(), obj.GetName(), err)
+	}
 	res := withParams(t.request(t.rc.Put(), obj.GetNamespace(), obj.GetName()), o.AsUpdateOptions()).Body(obj).Do(ctx)
-	return opError("update", t.gvk, obj.GetNamespace(), obj.GetName(), into(res, obj))
+	return opError("update", t.gvk, obj.GetNamespace(), obj.GetName(), done(into(res, obj)))
 }
 
 func (c *liveClient) Patch(ctx context.Context, obj Object, patch Patch, opts ...PatchOption) error {
@@ -184,11 +192,15 @@ func (c *liveClient) Patch(ctx context.Context, obj Object, patch Patch, opts ..
 	if err := checkPatchOptions(patch.Type(), o); err != nil {
 		return opError("patch", t.gvk, obj.GetNamespace(), obj.GetName(), err)
 	}
+	ctx, done, err := fenceWrite(ctx)
+	if err != nil {
+		return opError("patch", t.gvk, obj.GetNamespace(), obj.GetName(), err)
+	}
 	if t.metadata {
-		return opError("patch", t.gvk, obj.GetNamespace(), obj.GetName(), c.metadataPatch(ctx, t, obj, patch.Type(), data, o))
+		return opError("patch", t.gvk, obj.GetNamespace(), obj.GetName(), done(c.metadataPatch(ctx, t, obj, patch.Type(), data, o)))
 	}
 	res := withParams(t.request(t.rc.Patch(patch.Type()), obj.GetNamespace(), obj.GetName()), o.AsPatchOptions()).Body(data).Do(ctx)
-	return opError("patch", t.gvk, obj.GetNamespace(), obj.GetName(), into(res, obj))
+	return opError("patch", t.gvk, obj.GetNamespace(), obj.GetName(), done(into(res, obj)))
 }
 
 // checkPatchOptions rejects option combinations the server would reject
@@ -232,16 +244,20 @@ func (c *liveClient) delete(ctx context.Context, obj Object, opts ...DeleteOptio
 		return deleteAnswer{}, err
 	}
 	o := (&DeleteOptions{}).ApplyOptions(opts)
-	if t.metadata {
-		return deleteAnswer{}, opError("delete", t.gvk, obj.GetNamespace(), obj.GetName(),
-			c.metadataResource(t, obj.GetNamespace()).Delete(ctx, obj.GetName(), *o.AsDeleteOptions()))
-	}
-	r, err := deleteBody(t.request(t.rc.Delete(), obj.GetNamespace(), obj.GetName()), o.AsDeleteOptions())
+	ctx, done, err := fenceWrite(ctx)
 	if err != nil {
 		return deleteAnswer{}, opError("delete", t.gvk, obj.GetNamespace(), obj.GetName(), err)
 	}
+	if t.metadata {
+		return deleteAnswer{}, opError("delete", t.gvk, obj.GetNamespace(), obj.GetName(),
+			done(c.metadataResource(t, obj.GetNamespace()).Delete(ctx, obj.GetName(), *o.AsDeleteOptions())))
+	}
+	r, err := deleteBody(t.request(t.rc.Delete(), obj.GetNamespace(), obj.GetName()), o.AsDeleteOptions())
+	if err != nil {
+		return deleteAnswer{}, opError("delete", t.gvk, obj.GetNamespace(), obj.GetName(), done(err))
+	}
 	res := r.Do(ctx)
-	if err := res.Error(); err != nil {
+	if err := done(res.Error()); err != nil {
 		return deleteAnswer{}, opError("delete", t.gvk, obj.GetNamespace(), obj.GetName(), err)
 	}
 	answer, err := res.Get()
@@ -298,15 +314,19 @@ func (c *liveClient) DeleteAllOf(ctx context.Context, obj Object, opts ...Delete
 	if err := o.CheckScope(); err != nil {
 		return opError("delete all of", t.gvk, o.Namespace, "", err)
 	}
+	ctx, done, err := fenceWrite(ctx)
+	if err != nil {
+		return opError("delete all of", t.gvk, o.Namespace, "", err)
+	}
 	if t.metadata {
 		return opError("delete all of", t.gvk, o.Namespace, "",
-			c.metadataResource(t, o.Namespace).DeleteCollection(ctx, *o.AsDeleteOptions(), *o.AsListOptions()))
+			done(c.metadataResource(t, o.Namespace).DeleteCollection(ctx, *o.AsDeleteOptions(), *o.AsListOptions())))
 	}
 	r := withParams(t.request(t.rc.Delete(), o.Namespace, ""), o.AsListOptions())
 	if r, err = deleteBody(r, o.AsDeleteOptions()); err == nil {
 		err = r.Do(ctx).Error()
 	}
-	return opError("delete all of", t.gvk, o.Namespace, "", err)
+	return opError("delete all of", t.gvk, o.Namespace, "", done(err))
 }
 
 func (c *liveClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...ApplyOption) error {
@@ -326,10 +346,14 @@ func (c *liveClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, 
 	if err := t.check("apply", at.Namespace, at.Name); err != nil {
 		return err
 	}
+	ctx, done, err := fenceWrite(ctx)
+	if err != nil {
+		return opError("apply", at.GVK, at.Namespace, at.Name, err)
+	}
 	res := withParams(t.request(t.rc.Patch(types.ApplyPatchType), at.Namespace, at.Name), o.AsPatchOptions()).
 		Body(at.Data).Do(ctx)
 	// Error, unlike Raw, decodes the server's Status (the conflict details).
-	if err := res.Error(); err != nil {
+	if err := done(res.Error()); err != nil {
 		return opError("apply", at.GVK, at.Namespace, at.Name, err)
 	}
 	raw, err := res.Raw()

@@ -74,7 +74,11 @@ func (s *subResourceClient) Create(ctx context.Context, obj Object, subResource 
 	o := (&SubResourceCreateOptions{}).ApplyOptions(opts)
 	o.FieldManager = orString(o.FieldManager, s.c.fieldOwner)
 	r := withParams(t.request(t.rc.Post(), obj.GetNamespace(), obj.GetName()).SubResource(s.name), o.AsCreateOptions())
-	return opError(s.verb("create"), t.gvk, obj.GetNamespace(), obj.GetName(), into(r.Body(subResource).Do(ctx), subResource))
+	ctx, done, err := fenceWrite(ctx)
+	if err != nil {
+		return opError(s.verb("create"), t.gvk, obj.GetNamespace(), obj.GetName(), err)
+	}
+	return opError(s.verb("create"), t.gvk, obj.GetNamespace(), obj.GetName(), done(into(r.Body(subResource).Do(ctx), subResource)))
 }
 
 func (s *subResourceClient) Update(ctx context.Context, obj Object, opts ...SubResourceUpdateOption) error {
@@ -89,7 +93,11 @@ func (s *subResourceClient) Update(ctx context.Context, obj Object, opts ...SubR
 		body = o.SubResourceBody
 	}
 	r := withParams(t.request(t.rc.Put(), obj.GetNamespace(), obj.GetName()).SubResource(s.name), o.AsUpdateOptions())
-	return opError(s.verb("update"), t.gvk, obj.GetNamespace(), obj.GetName(), into(r.Body(body).Do(ctx), body))
+	ctx, done, err := fenceWrite(ctx)
+	if err != nil {
+		return opError(s.verb("update"), t.gvk, obj.GetNamespace(), obj.GetName(), err)
+	}
+	return opError(s.verb("update"), t.gvk, obj.GetNamespace(), obj.GetName(), done(into(r.Body(body).Do(ctx), body)))
 }
 
 func (s *subResourceClient) Patch(ctx context.Context, obj Object, patch Patch, opts ...SubResourcePatchOption) error {
@@ -114,5 +122,9 @@ func (s *subResourceClient) Patch(ctx context.Context, obj Object, patch Patch, 
 		return opError(s.verb("patch"), t.gvk, obj.GetNamespace(), obj.GetName(), err)
 	}
 	r := withParams(t.request(t.rc.Patch(patch.Type()), obj.GetNamespace(), obj.GetName()).SubResource(s.name), o.AsPatchOptions())
-	return opError(s.verb("patch"), t.gvk, obj.GetNamespace(), obj.GetName(), into(r.Body(data).Do(ctx), body))
+	ctx, done, err := fenceWrite(ctx)
+	if err != nil {
+		return opError(s.verb("patch"), t.gvk, obj.GetNamespace(), obj.GetName(), err)
+	}
+	return opError(s.verb("patch"), t.gvk, obj.GetNamespace(), obj.GetName(), done(into(r.Body(data).Do(ctx), body)))
 }

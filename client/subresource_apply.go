@@ -42,9 +42,13 @@ func (s *subResourceClient) Apply(ctx context.Context, obj runtime.ApplyConfigur
 			return opError(verb, at.GVK, at.Namespace, at.Name, fmt.Errorf("encode subresource body %T: %w", body, err))
 		}
 	}
+	ctx, done, err := fenceWrite(ctx)
+	if err != nil {
+		return opError(verb, at.GVK, at.Namespace, at.Name, err)
+	}
 	res := withParams(t.request(t.rc.Patch(types.ApplyPatchType), at.Namespace, at.Name).SubResource(s.name), o.AsPatchOptions()).
 		Body(data).Do(ctx)
-	if err := res.Error(); err != nil {
+	if err := done(res.Error()); err != nil {
 		return opError(verb, at.GVK, at.Namespace, at.Name, err)
 	}
 	raw, err := res.Raw()
