@@ -47,6 +47,12 @@
 //     caller's schedule: the manager releases only once every leader-only
 //     runnable has returned. It never touches a lease held by another
 //     candidate.
+//   - An Elector is a client.Fence (Remaining): a context given it with
+//     client.WithFence fails every write with an error wrapping
+//     client.ErrLeaseLost once IsLeader is false, and bounds each admitted
+//     request by the time left. The manager fences its leader-only
+//     runnables with the Elector of their term. Run's lost-leadership error
+//     wraps client.ErrLeaseLost too.
 //   - Run returns only after every goroutine it started has exited.
 //   - leader_election_master_status{name} (1 while leading, else 0) is
 //     registered on Options.Metrics when it is set; no global registry is used.
@@ -55,6 +61,7 @@
 //
 // As in client-go, every replica acts on its own monotonic clock, so the
 // timings tolerate any clock offset between replicas, but not a clock that
-// runs much faster or slower than the others. IsLeader is the question a
-// fenced write asks just before it is sent.
+// runs much faster or slower than the others. IsLeader (and Remaining,
+// its fence form) is the question a fenced write asks just before it is
+// sent.
 package leaderelection

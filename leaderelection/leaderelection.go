@@ -6,16 +6,20 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-logr/logr"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/internal/lease"
 )
 
 // ErrLeaderElectionLost is wrapped by the error Run returns when this
-// candidate stopped being the leader while its ctx was live.
+// candidate stopped being the leader while its ctx was live. That error
+// also wraps client.ErrLeaseLost (the lease core's sentinel, which fenced
+// writes wrap).
 var ErrLeaderElectionLost = errors.New("leaderelection: leadership lost")
 
 // Elector campaigns for one Lease. Create it with New and call Run once.
@@ -96,6 +100,26 @@ func (e *Elector) IsLeader() bool {
 	return e.leading.Load() && e.holder.Valid(e.holder.Clock().Now())
 }
 
+// Remaining is the election's fence for writes (it implements
+// client.Fence; the manager puts it into the context of leader-only
+// runnables): how long this candidate stays the leader from now, by this
+// process's monotonic clock, or an error wrapping client.ErrLeaseLost
+// (the lease core's sentinel) naming the lease when it does not lead now.
+// It agrees with IsLeader. An Elector is one term: once its leadership
+// ended it never admits a write again.
+func (e *Elector) Remaining() (time.Duration, error) {
+	if !e.leading.Load() {
+		return 0, fmt.Errorf("leaderelection: lease %s: %w: %s does not lead", e.Lease(), lease.ErrLost, e.opts.Identity)
+	}
+	left, err := e.holder.Remaining()
+	if err != nil {
+		return 0, fmt.Errorf("leaderelection: %w", err)
+	}
+	return left, nil
+}
+
+var _ client.Fence = (*Elector)(nil)
+
 // Run campaigns for the lease, then renews it, until ctx ends or
 // RenewDeadline passes without a successful renewal. It returns nil after
 // ctx ended (having released the lease first when ReleaseOnCancel is set
@@ -134,7 +158,7 @@ func (e *Elector) Run(ctx context.Context) error {
 		return nil
 	}
 	logger.Info("leader election lost", "reason", renewErr.Error())
-	return fmt.Errorf("lease %s: %w", e.Lease(), ErrLeaderElectionLost)
+	return fmt.Errorf("lease %s: %w (%w)", e.Lease(), ErrLeaderElectionLost, lease.ErrLost)
 }
 
 // Release gives the lease up if this candidate still holds it (empty

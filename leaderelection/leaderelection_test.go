@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/leaderelection"
 )
 
@@ -137,6 +138,9 @@ func TestLostLeaseEndsRun(t *testing.T) {
 	done, cancel := run(a)
 	defer cancel()
 	waitElected(t, a, 10*time.Second)
+	left, err := a.Remaining()
+	require.NoError(t, err, "the leader's fence admits writes")
+	assert.LessOrEqual(t, left, renewDeadline)
 
 	// An intruder takes the lease for a minute.
 	cs := kubernetes.NewForConfigOrDie(restConfig)
@@ -162,11 +166,15 @@ func TestLostLeaseEndsRun(t *testing.T) {
 		t.Logf("loss detected %s after the lease was taken (RenewDeadline %s)", time.Since(stolen), renewDeadline)
 		require.Error(t, err)
 		assert.True(t, errors.Is(err, leaderelection.ErrLeaderElectionLost))
-		assert.Equal(t, "lease default/"+lease+": leaderelection: leadership lost", err.Error())
+		assert.ErrorIs(t, err, client.ErrLeaseLost, "the lease core's sentinel, as fenced writes wrap it")
+		assert.Equal(t, "lease default/"+lease+": leaderelection: leadership lost (lease lost)", err.Error())
 	case <-time.After(3 * (renewDeadline + retryPeriod)):
 		t.Fatal("loss not detected")
 	}
 	assert.False(t, a.IsLeader())
+	_, err = a.Remaining()
+	require.ErrorIs(t, err, client.ErrLeaseLost, "the deposed leader's fence refuses writes")
+	assert.Contains(t, err.Error(), "lease default/"+lease)
 
 	// A deposed leader does not release someone else's lease.
 	a.Release(ctx)
