@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
 	"github.com/kubeloop/kubeloop/webhook/admission"
 	"github.com/kubeloop/kubeloop/webhook/conversion"
@@ -43,7 +42,7 @@ func pathSuffix(gvk schema.GroupVersionKind) string {
 }
 
 // Builder registers the webhooks of one kind; ManagedBy starts one.
-type Builder[T client.Object] struct {
+type Builder[T runtime.Object] struct {
 	mgr             Manager
 	obj             T
 	defaulter       admission.Defaulter[T]
@@ -56,7 +55,7 @@ type Builder[T client.Object] struct {
 // for example &App{}) on mgr's webhook server:
 //
 //	err := webhook.ManagedBy(mgr, &App{}).WithDefaulter(d).WithValidator(v).Complete()
-func ManagedBy[T client.Object](mgr Manager, obj T) *Builder[T] {
+func ManagedBy[T runtime.Object](mgr Manager, obj T) *Builder[T] {
 	return &Builder[T]{mgr: mgr, obj: obj}
 }
 

@@ -161,4 +161,11 @@ func TestBuilderErrors(t *testing.T) {
 		require.NoError(t, webhook.ManagedBy(mgr, &testwidget.V1{}).Complete(), "a second kind version shares /convert")
 		assert.Panics(t, func() { mgr.server.Register(webhook.ConvertPath, http.NotFoundHandler()) }, "/convert is taken")
 	})
+	t.Run("prototypes as runtime.Object, as controller-runtime's constraint allows", func(t *testing.T) {
+		mgr := newMgr()
+		for _, obj := range []runtime.Object{&testwidget.V2{}, &testwidget.V1{}} {
+			require.NoError(t, webhook.ManagedBy(mgr, obj).Complete(), "%T", obj)
+		}
+		assert.Panics(t, func() { mgr.server.Register(webhook.ConvertPath, http.NotFoundHandler()) }, "/convert is registered")
+	})
 }

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
 	"github.com/kubeloop/kubeloop/internal/kinds"
 )
@@ -20,14 +19,14 @@ import (
 // Defaulter sets the defaults of objects of one kind before they are
 // stored. It is controller-runtime's Defaulter[T]; its older untyped form
 // is CustomDefaulter.
-type Defaulter[T client.Object] interface {
+type Defaulter[T runtime.Object] interface {
 	// Default changes obj in place. An error rejects the request (an API
 	// status error keeps its code, any other error is a 403 with its text).
 	Default(ctx context.Context, obj T) error
 }
 
 // DefaulterFunc adapts a function to a Defaulter.
-type DefaulterFunc[T client.Object] func(ctx context.Context, obj T) error
+type DefaulterFunc[T runtime.Object] func(ctx context.Context, obj T) error
 
 // Default calls f(ctx, obj).
 func (f DefaulterFunc[T]) Default(ctx context.Context, obj T) error { return f(ctx, obj) }
@@ -35,7 +34,7 @@ func (f DefaulterFunc[T]) Default(ctx context.Context, obj T) error { return f(c
 // Validator checks objects of one kind on create, update and delete. It is
 // controller-runtime's Validator[T]; its older untyped form is
 // CustomValidator.
-type Validator[T client.Object] interface {
+type Validator[T runtime.Object] interface {
 	// ValidateCreate checks a new object.
 	ValidateCreate(ctx context.Context, obj T) (Warnings, error)
 	// ValidateUpdate checks a change from oldObj to newObj.
@@ -50,13 +49,13 @@ type Validator[T client.Object] interface {
 // re-encode differently are left alone). Other operations are allowed
 // untouched. T must be a pointer type registered in scheme, or
 // *unstructured.Unstructured (which accepts any kind).
-func WithDefaulter[T client.Object](scheme *runtime.Scheme, d Defaulter[T], _ ...DefaulterOption) *Webhook {
+func WithDefaulter[T runtime.Object](scheme *runtime.Scheme, d Defaulter[T], _ ...DefaulterOption) *Webhook {
 	return defaulting(newDecoder[T](scheme), d.Default)
 }
 
 // defaulting is the mutating Webhook of WithDefaulter and
 // WithCustomDefaulter: dec decodes, d defaults.
-func defaulting[T client.Object](dec *typedDecoder[T], d func(context.Context, T) error) *Webhook {
+func defaulting[T runtime.Object](dec *typedDecoder[T], d func(context.Context, T) error) *Webhook {
 	return &Webhook{Handler: HandlerFunc(func(ctx context.Context, req Request) Response {
 		if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 			return Allowed("")
@@ -90,13 +89,13 @@ func defaulting[T client.Object](dec *typedDecoder[T], d func(context.Context, T
 // object). CONNECT is allowed. An error denies the request with its text
 // (an API status error keeps its code); warnings are passed on either way.
 // T is as for WithDefaulter.
-func WithValidator[T client.Object](scheme *runtime.Scheme, v Validator[T]) *Webhook {
+func WithValidator[T runtime.Object](scheme *runtime.Scheme, v Validator[T]) *Webhook {
 	return validating(newDecoder[T](scheme), v)
 }
 
 // validating is the validating Webhook of WithValidator and
 // WithCustomValidator.
-func validating[T client.Object](dec *typedDecoder[T], v Validator[T]) *Webhook {
+func validating[T runtime.Object](dec *typedDecoder[T], v Validator[T]) *Webhook {
 	return &Webhook{Handler: HandlerFunc(func(ctx context.Context, req Request) Response {
 		var (
 			warnings Warnings
@@ -137,7 +136,7 @@ func validating[T client.Object](dec *typedDecoder[T], v Validator[T]) *Webhook 
 
 // typedDecoder turns the raw objects of requests into Ts, through the
 // Decoder raw handlers use.
-type typedDecoder[T client.Object] struct {
+type typedDecoder[T runtime.Object] struct {
 	typ          reflect.Type // T's element type
 	gvk          schema.GroupVersionKind
 	gvkErr       error
@@ -145,13 +144,13 @@ type typedDecoder[T client.Object] struct {
 	decoder      *decoder
 }
 
-func newDecoder[T client.Object](scheme *runtime.Scheme) *typedDecoder[T] {
+func newDecoder[T runtime.Object](scheme *runtime.Scheme) *typedDecoder[T] {
 	return newDecoderOf[T](scheme, reflect.TypeFor[T]())
 }
 
 // newDecoderOf is newDecoder for objects of typ, a pointer type that
 // implements T (for example *corev1.Pod with T client.Object).
-func newDecoderOf[T client.Object](scheme *runtime.Scheme, typ reflect.Type) *typedDecoder[T] {
+func newDecoderOf[T runtime.Object](scheme *runtime.Scheme, typ reflect.Type) *typedDecoder[T] {
 	d := &typedDecoder[T]{typ: typ, decoder: NewDecoder(scheme).(*decoder)}
 	if d.typ.Kind() != reflect.Pointer {
 		d.gvkErr = fmt.Errorf("admission: %s is not a pointer type", d.typ)
