@@ -45,6 +45,23 @@
 //     before a standby may take over, and the next campaign waits for the
 //     old term's runnables. Log lines name the term ("term": n);
 //     leader_election_master_status is 0 between terms.
+//   - Fenced writes: with leader election, the context of each leader-only
+//     runnable (and so of its controllers' reconciles) carries the fence
+//     of its term's elector (client.WithFence): every write through the
+//     manager's clients with that context (or one derived from it, even
+//     with context.WithoutCancel) fails with an error wrapping
+//     client.ErrLeaseLost once the term's lease is no longer held by the
+//     local monotonic clock (IsLeader turns false RenewDeadline after the
+//     last renewal), and each admitted request is bounded by the time
+//     left. A term's fence never admits again: a runnable of a lost term
+//     stays fenced after LeaderElectionRecampaign won the next one. The
+//     lease is renewed until the leader-only runnables returned, so their
+//     writes during a graceful stop go through. A write already on the
+//     wire when the hold ends, or sent by a process paused between check
+//     and send, may still land: give writes resourceVersion
+//     preconditions (see the client package). Without leader election
+//     nothing is fenced. A sharded reconcile is fenced by its shard's
+//     Lease instead (package sharding).
 //   - Shutdown runs in reverse order (leader-only runnables, then the lease,
 //     other runnables, caches, servers, events) within
 //     GracefulShutdownTimeout, and Start returns only when every goroutine

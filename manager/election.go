@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kubeloop/kubeloop/leaderelection"
 )
@@ -14,6 +15,9 @@ type elector interface {
 	Elected() <-chan struct{}
 	IsLeader() bool
 	Release(ctx context.Context)
+	// Remaining is the term's fence (client.Fence): the leader-only
+	// runnables of the term get it in their context (see lead).
+	Remaining() (time.Duration, error)
 }
 
 var _ elector = (*leaderelection.Elector)(nil)

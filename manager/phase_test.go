@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/leaderelection"
 )
 
@@ -58,6 +59,13 @@ func (f *fakeElector) Run(ctx context.Context) error {
 func (f *fakeElector) Elected() <-chan struct{} { return f.elected }
 func (f *fakeElector) IsLeader() bool           { return f.leading.Load() }
 func (f *fakeElector) Release(context.Context)  { f.released.Store(true) }
+
+func (f *fakeElector) Remaining() (time.Duration, error) {
+	if !f.leading.Load() {
+		return 0, fmt.Errorf("lease test/lease: %w", client.ErrLeaseLost)
+	}
+	return time.Hour, nil
+}
 
 // recorder is a runnable that counts its starts and, when stuck is set,
 // ignores its context until unstick.

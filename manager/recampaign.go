@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/leaderelection"
 )
 
@@ -37,12 +38,18 @@ func (l *lifecycle) lead() phase {
 	m := l.m
 	c := m.campaign.Load()
 	var done chan error
+	ctx := l.base
 	if c != nil {
 		l.term++
 		m.logger.Info("elected leader; starting leader-only runnables", "term", l.term)
 		done = c.done
+		// Fenced writes: the term's runnables (and so the reconciles of
+		// its controllers) write only while this term's elector leads.
+		// Each term has its own elector, so a runnable of a lost term
+		// stays fenced after a later term began.
+		ctx = client.WithFence(ctx, c.e)
 	}
-	m.leaders.start(l.base)
+	m.leaders.start(ctx)
 	select {
 	case <-m.elected: // a later term
 	default:
