@@ -30,6 +30,7 @@ type Controller struct {
 	needLeaderElection bool
 	skipNameValidation bool
 	log                logr.Logger
+	kind               string // Options.ForKind's Kind: the key of a reconcile's object reference
 	metrics            *metrics.Controller
 	queueMetrics       workqueue.StatsProvider
 	fairnessKey        func(reconcile.Request) string
@@ -103,7 +104,8 @@ func NewUnmanaged(name string, opts Options) (*Controller, error) {
 		recoverPanic:       *opts.RecoverPanic,
 		needLeaderElection: *opts.NeedLeaderElection,
 		skipNameValidation: opts.SkipNameValidation != nil && *opts.SkipNameValidation,
-		log:                opts.Logger.WithValues("controller", name),
+		log:                controllerLogger(opts.Logger, name, opts.ForKind), // reqlog.go
+		kind:               opts.ForKind.Kind,
 		metrics:            cm,
 		fairnessKey:        opts.FairnessKey,
 	}

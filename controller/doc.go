@@ -48,9 +48,11 @@
 //   - A panicking Reconciler does not stop the controller: the panic is
 //     recovered into an error (and counted) unless Options.RecoverPanic is
 //     false.
-//   - The reconcile context carries a logger with the controller, namespace,
-//     name and reconcile ID (logr.FromContext), and the ID itself
-//     (ReconcileIDFromContext). The values reach the log sink only when the
+//   - The reconcile context carries a logger with controller-runtime's keys
+//     (logr.FromContext): controller, controllerGroup and controllerKind
+//     (when Options.ForKind, which the builder sets, names the kind),
+//     "<Kind>": {name, namespace} ("object" without a kind), namespace,
+//     name and reconcileID; and the ID itself (ReconcileIDFromContext). The values reach the log sink only when the
 //     reconcile logs: a reconcile that logs nothing does not pay for a
 //     handler with them (which slog's JSON handler would pre-format).
 //   - Start blocks until its context ends. It then starts no new reconcile,

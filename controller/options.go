@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
@@ -87,11 +88,22 @@ type TypedOptions[request comparable] struct {
 
 	// Logger is the base of the per-reconcile loggers; the zero Logger
 	// means the manager's logger (New) or one writing through log/slog's
-	// default handler (NewUnmanaged). The controller adds the key
-	// "controller". logr.Discard() equals the zero Logger, so to silence a
-	// controller give a sink that drops lines, such as
-	// funcr.New(func(string, string) {}, funcr.Options{}).
+	// default handler (NewUnmanaged). The controller adds
+	// controller-runtime's keys (see ForKind). logr.Discard() equals the
+	// zero Logger, so to silence a controller give a sink that drops
+	// lines, such as funcr.New(func(string, string) {}, funcr.Options{}).
 	Logger logr.Logger
+
+	// ForKind is the kind the controller reconciles, for its log lines,
+	// which then carry controller-runtime's keys of a builder-made
+	// controller: every line "controller", "controllerGroup" and
+	// "controllerKind"; a reconcile's lines also "<Kind>": {"name",
+	// "namespace"} (a klog.ObjectRef), "namespace", "name" and
+	// "reconcileID". controller/builder sets it to For's kind. Zero
+	// (unknown) leaves out controllerGroup and controllerKind and puts the
+	// object reference under "object", as controller-runtime's
+	// controller.New does.
+	ForKind schema.GroupKind
 
 	// Metrics registers the controller's metrics; nil means the manager's
 	// registerer (New) or no registration (NewUnmanaged).

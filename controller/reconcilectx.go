@@ -29,12 +29,13 @@ type reconcileContext struct {
 }
 
 // newReconcileContext returns the context of a reconcile of req under ctx
-// and the logger it holds: log with the request's values.
-func newReconcileContext(ctx context.Context, log logr.Logger, req reconcile.Request) (context.Context, logr.Logger) {
+// and the logger it holds: log with the request's values, the object's
+// reference under kind (For's kind; "" when unknown, see requestSink).
+func newReconcileContext(ctx context.Context, log logr.Logger, kind string, req reconcile.Request) (context.Context, logr.Logger) {
 	rc := &reconcileContext{Context: ctx}
 	rc.logger = log
 	if parent := log.GetSink(); parent != nil { // not logr.Discard()
-		rc.sink = requestSink{parent: parent, namespace: req.Namespace, name: req.Name, id: &rc.id}
+		rc.sink = requestSink{parent: parent, kind: kind, namespace: req.Namespace, name: req.Name, id: &rc.id}
 		rc.logger = log.WithSink(&rc.sink)
 	}
 	if logrContextKey == nil {

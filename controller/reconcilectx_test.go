@@ -22,7 +22,7 @@ func TestReconcileContext(t *testing.T) {
 	var mu sync.Mutex
 	base := funcr.New(func(_, args string) { mu.Lock(); lines = append(lines, args); mu.Unlock() }, funcr.Options{})
 	parent, cancel := context.WithCancel(context.WithValue(t.Context(), parentKey{}, "p"))
-	ctx, log := newReconcileContext(parent, base, webReq)
+	ctx, log := newReconcileContext(parent, base, "", webReq)
 
 	id := ReconcileIDFromContext(ctx)
 	assert.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, string(id))
@@ -54,12 +54,12 @@ func TestReconcileContext(t *testing.T) {
 	assert.ErrorIs(t, child.Err(), context.Canceled)
 	assert.Equal(t, id, ReconcileIDFromContext(child))
 
-	other, _ := newReconcileContext(t.Context(), base, webReq)
+	other, _ := newReconcileContext(t.Context(), base, "", webReq)
 	assert.NotEqual(t, id, ReconcileIDFromContext(other))
 }
 
 func TestReconcileContextDiscard(t *testing.T) {
-	ctx, log := newReconcileContext(t.Context(), logr.Discard(), webReq)
+	ctx, log := newReconcileContext(t.Context(), logr.Discard(), "", webReq)
 	assert.Equal(t, logr.Discard(), log)
 	assert.Equal(t, logr.Discard(), logr.FromContextOrDiscard(ctx))
 	assert.NotEqual(t, types.UID(""), ReconcileIDFromContext(ctx))
@@ -68,6 +68,6 @@ func TestReconcileContextDiscard(t *testing.T) {
 func TestReconcileContextAllocs(t *testing.T) {
 	base := funcr.New(func(string, string) {}, funcr.Options{})
 	ctx := t.Context()
-	allocs := testing.AllocsPerRun(100, func() { _, _ = newReconcileContext(ctx, base, webReq) })
+	allocs := testing.AllocsPerRun(100, func() { _, _ = newReconcileContext(ctx, base, "Widget", webReq) })
 	assert.Equal(t, 1.0, allocs, "the context, its ID and its logger are one allocation")
 }

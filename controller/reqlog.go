@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
 )
 
 // requestSink is the sink of a reconcile's logger. It holds the request's
@@ -12,8 +14,13 @@ import (
 // name. Adding them up front (Logger.WithValues) costs every reconcile a
 // new handler, which slog's JSON and text handlers pre-format, whether or
 // not anything is logged; most reconciles log nothing.
+//
+// The values are controller-runtime's, in its order (see requestValues);
+// the controller's own logger carries controller, controllerGroup and
+// controllerKind before them (see controllerLogger).
 type requestSink struct {
 	parent          logr.LogSink
+	kind            string // For's kind ("" when unknown): the key of the object reference
 	namespace, name string
 	id              *reconcileID
 
@@ -21,19 +28,40 @@ type requestSink struct {
 	sink logr.LogSink // parent with the values, one frame deeper
 }
 
+// controllerLogger returns the controller's logger: log with
+// controller-runtime's keys of a controller, "controller" and, when the
+// reconciled kind is known (the builder's For), "controllerGroup" and
+// "controllerKind" (the group is "" for a core kind, as there).
+func controllerLogger(log logr.Logger, name string, kind schema.GroupKind) logr.Logger {
+	if kind.Kind == "" {
+		return log.WithValues("controller", name)
+	}
+	return log.WithValues("controller", name, "controllerGroup", kind.Group, "controllerKind", kind.Kind)
+}
+
 // requestLogger returns log with the request's values attached lazily.
 // newReconcileContext builds the same logger inside the reconcile's
 // context.
-func requestLogger(log logr.Logger, namespace, name string, id *reconcileID) logr.Logger {
+func requestLogger(log logr.Logger, kind, namespace, name string, id *reconcileID) logr.Logger {
 	parent := log.GetSink()
 	if parent == nil { // logr.Discard()
 		return log
 	}
-	return log.WithSink(&requestSink{parent: parent, namespace: namespace, name: name, id: id})
+	return log.WithSink(&requestSink{parent: parent, kind: kind, namespace: namespace, name: name, id: id})
 }
 
+// values returns the request's keys and values, as controller-runtime's
+// reconcile logger has them: the object as a klog.ObjectRef ({"name",
+// "namespace"}, namespace left out when empty) under the reconciled kind's
+// name ("Widget"), or under "object" when the kind is not known (a
+// controller built by hand, as controller-runtime's controller.New does),
+// then namespace, name and reconcileID.
 func (s *requestSink) values() []any {
-	return []any{"namespace", s.namespace, "name", s.name, "reconcileID", s.id.value()}
+	key := "object"
+	if s.kind != "" {
+		key = s.kind
+	}
+	return []any{key, klog.KRef(s.namespace, s.name), "namespace", s.namespace, "name", s.name, "reconcileID", s.id.value()}
 }
 
 // withValues returns the parent with the request's values, for logging

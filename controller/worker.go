@@ -44,7 +44,7 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 
 // reconcileHandler reconciles req and acts on the outcome.
 func (c *Controller) reconcileHandler(ctx context.Context, req reconcile.Request) {
-	rctx, log := newReconcileContext(ctx, c.log, req)
+	rctx, log := newReconcileContext(ctx, c.log, c.kind, req)
 
 	start := time.Now()
 	res, err := c.reconcile(rctx, req)

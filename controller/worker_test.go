@@ -229,7 +229,7 @@ func TestProcessLoggerAndReconcileID(t *testing.T) {
 	require.Len(t, ids, 2)
 	assert.NotEqual(t, ids[0], ids[1])
 	assert.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, string(ids[0]))
-	want := fmt.Sprintf(`"msg"="hello" "controller"="test" "namespace"="default" "name"="web" "reconcileID"=%q`, ids[0])
+	want := fmt.Sprintf(`"msg"="hello" "controller"="test" "object"={"name"="web" "namespace"="default"} "namespace"="default" "name"="web" "reconcileID"=%q`, ids[0])
 	assert.Contains(t, logs.String(), want)
 	assert.Equal(t, types.UID(""), ReconcileIDFromContext(t.Context()))
 }

@@ -4,9 +4,23 @@
 // package's helpers). It is controller-runtime's pkg/log under the same
 // names where they mean the same thing:
 //
-//	log.FromContext(ctx)              // in Reconcile: controller, namespace, name, reconcileID
+//	log.FromContext(ctx)              // in Reconcile: the reconcile logger (below)
 //	log.IntoContext(ctx, logger)      // hand a logger down
 //	setupLog := log.Named("setup")    // ctrl.Log.WithName("setup")
+//
+// The reconcile logger has controller-runtime's keys, in its order. A
+// controller made by controller/builder For a kind (or with
+// controller.Options.ForKind) logs
+//
+//	controller, controllerGroup, controllerKind,
+//	"<Kind>": {"name": ..., "namespace": ...}, namespace, name, reconcileID
+//
+// where "<Kind>" is the kind's name ("Widget") and its value a
+// klog.ObjectRef (its namespace left out for a cluster-scoped object); the
+// group of a core kind is "". A controller made by hand without a kind
+// logs controller, "object": {"name", "namespace"}, namespace, name and
+// reconcileID, as controller-runtime's controller.New does. The
+// controller's own lines (starting, stopping) carry the first three keys.
 //
 // There is no SetLogger. A program chooses its logger in two places, both
 // ordinary Go: manager.Options.Logger (the manager's, its controllers',

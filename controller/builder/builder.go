@@ -159,6 +159,11 @@ func (b *TypedBuilder[request]) Build(tr reconcile.TypedReconciler[request]) (*c
 	}
 	opts := typedOpts
 	opts.Reconciler = r
+	if b.forInput != nil && opts.ForKind.Empty() { // the logger's controllerGroup, controllerKind and <Kind>
+		if gvk, err := apiutil.GVKForObject(b.forInput.obj, b.mgr.GetScheme()); err == nil {
+			opts.ForKind = gvk.GroupKind()
+		}
+	}
 	if err := b.shard(name, &opts); err != nil { // sharding.go
 		return nil, err
 	}

@@ -41,6 +41,7 @@ type CRDSource struct {
 	tmpl   *KindSource // the settings of each informer's KindSource
 	mapper meta.RESTMapper
 	opts   CRDOptions
+	kind   string // "Kind.group", resolved by WaitForCRD (see Kind)
 
 	waiting atomic.Bool // true until the kind is served
 
@@ -111,16 +112,44 @@ var (
 // gone, so that the controller can still remove its finalizers from the
 // objects the API server deletes first.
 func WaitForCRD(k *KindSource, mapper meta.RESTMapper, opts CRDOptions) *CRDSource {
-	s := &CRDSource{tmpl: k, mapper: mapper, opts: opts, poke: make(chan struct{}, 1)}
+	s := &CRDSource{tmpl: k, mapper: mapper, opts: opts, kind: groupKindName(k, opts.Scheme), poke: make(chan struct{}, 1)}
 	s.waiting.Store(true)
 	return s
 }
 
-// String returns "kind <Kind> (when served)".
-func (s *CRDSource) String() string { return s.tmpl.String() + " (when served)" }
+// groupKindName names k's kind in full, "Kind.group" ("Kind" for a core
+// kind), as schema.GroupKind's String does: through scheme for a typed
+// object, else from the object's apiVersion and kind. When neither knows
+// the kind (resolve then reports it), it is k's own name for it.
+func groupKindName(k *KindSource, scheme *runtime.Scheme) string {
+	if k == nil {
+		return "<nil>"
+	}
+	if k.obj == nil {
+		return k.kind
+	}
+	gvk := k.obj.GetObjectKind().GroupVersionKind()
+	if scheme != nil {
+		if resolved, err := apiutil.GVKForObject(k.obj, scheme); err == nil {
+			gvk = resolved
+		}
+	}
+	if gvk.Kind == "" {
+		return k.kind
+	}
+	return gvk.GroupKind().String()
+}
 
-// Kind returns the kind the source watches, as "Kind.group".
-func (s *CRDSource) Kind() string { return s.tmpl.kind }
+// String returns "kind <Kind.group> (when served)".
+func (s *CRDSource) String() string { return "kind " + s.kind + " (when served)" }
+
+// Kind returns the kind the source watches, in full: "Kind.group"
+// ("Gizmo.example.com"), or "Kind" for a kind of the core group
+// ("ConfigMap"). A typed object's kind is resolved through
+// CRDOptions.Scheme, so two kinds of one name in different groups have
+// different names here, in the controller's WaitingKinds, in the
+// kubeloop_source_waiting{kind} label and in the manager's readiness.
+func (s *CRDSource) Kind() string { return s.kind }
 
 // Waiting reports whether the kind is not served now: the source waits for
 // its CRD. It is true before Start.

@@ -200,7 +200,7 @@ func (f *follower) resetMapper() bool {
 // activate starts the kind's informer and hands its events to the handler.
 func (f *follower) activate(ctx context.Context, crdName string, uid types.UID) {
 	t := f.s.tmpl
-	ks := &KindSource{cache: t.cache, obj: t.obj, handler: t.handler, preds: t.preds, kind: t.kind}
+	ks := &KindSource{cache: t.cache, obj: t.obj, handler: t.handler, preds: t.preds, kind: f.s.kind}
 	kctx, cancel := context.WithCancel(ctx)
 	if err := ks.Prepare(kctx); err != nil {
 		cancel()
