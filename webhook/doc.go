@@ -47,6 +47,9 @@
 //     {webhook, code (the HTTP status)}, controller_runtime_webhook_latency_seconds
 //     {webhook}, controller_runtime_webhook_requests_in_flight{webhook} and
 //     controller_runtime_webhook_panics_total{webhook}; webhook is the path.
+//     A panic in a conversion function (conversion.Webhook) is also counted
+//     in controller-runtime's controller_runtime_conversion_webhook_panics_total
+//     (no labels, served at 0 from the start).
 //   - Start returns after the listener is closed and every request in flight
 //     has been answered (or Options.ShutdownTimeout passed).
 //   - NeedLeaderElection is false: every replica serves.

@@ -20,6 +20,9 @@ type metrics struct {
 	latency  *prometheus.HistogramVec // controller_runtime_webhook_latency_seconds{webhook}
 	inFlight *prometheus.GaugeVec     // controller_runtime_webhook_requests_in_flight{webhook}
 	panics   *prometheus.CounterVec   // controller_runtime_webhook_panics_total{webhook}
+	// conversionPanics is controller_runtime_conversion_webhook_panics_total,
+	// controller-runtime's series without labels, 0 from the start.
+	conversionPanics prometheus.Counter
 }
 
 // newMetrics registers the collectors on reg (nil: unregistered). A
@@ -45,6 +48,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Total number of webhook handler panics.",
 		}, []string{"webhook"})),
 	}
+	m.conversionPanics = register(reg, &errs, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "controller_runtime_conversion_webhook_panics_total",
+		Help: "Total number of conversion webhook panics",
+	}, []string{})).WithLabelValues()
 	return m, errors.Join(errs...)
 }
 
@@ -74,6 +81,7 @@ func (s *Server) instrument(path string, h http.Handler) http.Handler {
 	inFlight := s.metrics.inFlight.WithLabelValues(path)
 	latency := s.metrics.latency.WithLabelValues(path)
 	panics := s.metrics.panics.WithLabelValues(path)
+	recorder := &serving.Recorder{Panic: func(any) { panics.Inc() }, ConversionPanic: func(any) { s.metrics.conversionPanics.Inc() }}
 	requests := s.metrics.requests
 	limit := s.opts.MaxRequestBytes
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -97,7 +105,7 @@ func (s *Server) instrument(path string, h http.Handler) http.Handler {
 			}
 		}()
 		ctx := logr.NewContext(r.Context(), log)
-		ctx = serving.WithPanicRecorder(ctx, func(any) { panics.Inc() })
+		ctx = serving.WithRecorder(ctx, recorder)
 		r = r.WithContext(ctx)
 		r.Body = http.MaxBytesReader(rw, r.Body, limit)
 		h.ServeHTTP(rw, r)

@@ -25,7 +25,9 @@
 //     spoke-to-hub-to-spoke, and come back in the request's order with
 //     apiVersion and kind set to the desired version.
 //   - Any failure, including a panic in ConvertTo or ConvertFrom (logged,
-//     counted), answers the whole review with Result Failure and a message
+//     and, on a webhook.Server, counted in
+//     controller_runtime_conversion_webhook_panics_total and
+//     controller_runtime_webhook_panics_total{webhook}), answers the whole review with Result Failure and a message
 //     naming the object's index and versions; the API server then fails the
 //     client's request with that message.
 //

@@ -79,7 +79,7 @@ func (wh *Webhook) convertAll(log logr.Logger, r *http.Request, req *Request) (o
 	defer func() {
 		if v := recover(); v != nil {
 			log.Error(fmt.Errorf("panic: %v", v), "conversion: conversion function panicked", "stack", string(debug.Stack()))
-			serving.RecordPanic(r.Context(), v)
+			serving.RecordConversionPanic(r.Context(), v) // controller_runtime_conversion_webhook_panics_total
 			out, err = nil, errors.New("conversion: internal error: a conversion function panicked")
 		}
 	}()
