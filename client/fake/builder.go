@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -24,6 +25,7 @@ type ClientBuilder struct {
 	statusSet    bool
 	indexes      []index
 	interceptors *interceptor.Funcs
+	errs         []error // found while adding, returned by build
 }
 
 type index struct {
@@ -63,6 +65,39 @@ func (b *ClientBuilder) WithRESTMapper(m meta.RESTMapper) *ClientBuilder {
 // the scope and resource name of the kinds they define.
 func (b *ClientBuilder) WithObjects(objs ...client.Object) *ClientBuilder {
 	b.objects = append(b.objects, objs...)
+	return b
+}
+
+// WithRuntimeObjects is WithObjects for runtime.Objects, controller-runtime's
+// older form: each must be a client.Object (an object with metadata) or a
+// list, whose items are added. Anything else makes Build's client fail,
+// naming the type.
+func (b *ClientBuilder) WithRuntimeObjects(objs ...runtime.Object) *ClientBuilder {
+	for _, obj := range objs {
+		if o, ok := obj.(client.Object); ok {
+			b.objects = append(b.objects, o)
+			continue
+		}
+		if !meta.IsListType(obj) {
+			b.errs = append(b.errs, fmt.Errorf("fake: WithRuntimeObjects: %T is neither an object with metadata nor a list", obj))
+			continue
+		}
+		items, err := meta.ExtractList(obj)
+		if err != nil {
+			b.errs = append(b.errs, fmt.Errorf("fake: WithRuntimeObjects: items of %T: %w", obj, err))
+			continue
+		}
+		b.WithRuntimeObjects(items...)
+	}
+	return b
+}
+
+// WithLists adds the items of lists, as WithObjects does (controller-runtime's
+// WithLists).
+func (b *ClientBuilder) WithLists(lists ...client.ObjectList) *ClientBuilder {
+	for _, l := range lists {
+		b.WithRuntimeObjects(l)
+	}
 	return b
 }
 
@@ -156,6 +191,9 @@ func failing(s *runtime.Scheme, err error) client.WithWatch {
 }
 
 func (b *ClientBuilder) build() (*Client, error) {
+	if len(b.errs) > 0 {
+		return nil, errors.Join(b.errs...)
+	}
 	s := b.scheme
 	if s == nil {
 		s = runtime.NewScheme()

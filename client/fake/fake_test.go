@@ -157,6 +157,23 @@ func TestWithStatusSubresourceKeepsBuiltIns(t *testing.T) {
 	assert.Empty(t, got.Spec.NodeName, "a status write leaves the spec alone")
 }
 
+func TestWithRuntimeObjects(t *testing.T) {
+	list := &corev1.PodList{Items: []corev1.Pod{*pod("a", "p2", ""), *pod("a", "p3", "")}}
+	c, err := fake.NewClientBuilder().WithRuntimeObjects(pod("a", "p1", ""), list).BuildClient()
+	require.NoError(t, err)
+	var got corev1.PodList
+	require.NoError(t, c.List(t.Context(), &got, client.InNamespace("a")))
+	assert.Len(t, got.Items, 3, "the object and the list's two items")
+
+	c, err = fake.NewClientBuilder().WithLists(list).BuildClient()
+	require.NoError(t, err)
+	require.NoError(t, c.List(t.Context(), &got, client.InNamespace("a")))
+	assert.Len(t, got.Items, 2, "WithLists adds the items")
+
+	_, err = fake.NewClientBuilder().WithRuntimeObjects(&metav1.Status{}).BuildClient()
+	assert.ErrorContains(t, err, "fake: WithRuntimeObjects: *v1.Status is neither an object with metadata nor a list")
+}
+
 func TestNamespaceIsClusterScoped(t *testing.T) {
 	c := fake.NewClientBuilder().Build()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "x"}}

@@ -64,7 +64,11 @@ func rewriteGoMod(src string, e goModEdit) (out string, changes []string, raised
 				continue
 			}
 		default:
-			if to, ok := klRequires[mod]; ok && e.crImported && semverCompare(ver, to) < 0 {
+			to, ok := klRequires[mod]
+			if !ok {
+				to, ok = stagingVersion(mod)
+			}
+			if ok && e.crImported && semverCompare(ver, to) < 0 {
 				i := strings.Index(line, mod) + len(mod)
 				j := i + strings.Index(line[i:], ver)
 				line = line[:j] + to + line[j+len(ver):]
@@ -86,6 +90,32 @@ func rewriteGoMod(src string, e goModEdit) (out string, changes []string, raised
 		changes = append(changes, "require "+klModule+" "+e.version)
 	}
 	return strings.Join(kept, "\n"), changes, raised
+}
+
+// stagingModules are the Kubernetes staging repositories other than those
+// kubeloop requires: each is released with k8s.io/api, at the same v0.X.Y,
+// and a version older than k8s.io/api's may import packages that k8s.io/api
+// has since removed (k8s.io/kubectl v0.29's scheme imports
+// k8s.io/api/scheduling/v1alpha1, gone in v0.37).
+var stagingModules = map[string]bool{
+	"k8s.io/apiextensions-apiserver": true, "k8s.io/apiserver": true, "k8s.io/cli-runtime": true,
+	"k8s.io/cloud-provider": true, "k8s.io/cluster-bootstrap": true, "k8s.io/code-generator": true,
+	"k8s.io/component-base": true, "k8s.io/component-helpers": true, "k8s.io/controller-manager": true,
+	"k8s.io/cri-api": true, "k8s.io/cri-client": true, "k8s.io/csi-translation-lib": true,
+	"k8s.io/dynamic-resource-allocation": true, "k8s.io/endpointslice": true, "k8s.io/externaljwt": true,
+	"k8s.io/kms": true, "k8s.io/kube-aggregator": true, "k8s.io/kube-controller-manager": true,
+	"k8s.io/kube-proxy": true, "k8s.io/kube-scheduler": true, "k8s.io/kubectl": true, "k8s.io/kubelet": true,
+	"k8s.io/metrics": true, "k8s.io/mount-utils": true, "k8s.io/pod-security-admission": true,
+	"k8s.io/sample-apiserver": true,
+}
+
+// stagingVersion is the version a staging module is raised to: k8s.io/api's
+// in kubeloop's go.mod.
+func stagingVersion(mod string) (string, bool) {
+	if !stagingModules[mod] {
+		return "", false
+	}
+	return klRequires["k8s.io/api"], true
 }
 
 // versionLess compares go versions such as 1.22, 1.24.3 and 1.26.0.

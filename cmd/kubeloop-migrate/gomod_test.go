@@ -61,13 +61,17 @@ func TestRewriteGoModRaisesKubeloopsRequirements(t *testing.T) {
 		"\tgithub.com/go-logr/logr v1.9.0 // indirect\n" + // newer than kubeloop's: kept
 		"\tk8s.io/apimachinery v0.33.0 // indirect\n" +
 		"\texample.com/other v0.1.0 // indirect\n" +
+		"\tk8s.io/kubectl v0.29.0\n" + // a staging module: raised with k8s.io/api
+		"\tk8s.io/kubernetes v1.29.0 // indirect\n" + // not a staging module: kept
 		")\n"
 	out, _, raised := rewriteGoMod(give, goModEdit{version: "v1.0.0", crImported: true})
 	assert.Equal(t, []raise{
 		{"github.com/prometheus/client_golang", "v1.19.1", klRequires["github.com/prometheus/client_golang"]},
 		{"k8s.io/client-go", "v0.33.0", klRequires["k8s.io/client-go"]},
 		{"k8s.io/apimachinery", "v0.33.0", klRequires["k8s.io/apimachinery"]},
+		{"k8s.io/kubectl", "v0.29.0", klRequires["k8s.io/api"]},
 	}, raised)
+	assert.Contains(t, out, "\tk8s.io/kubernetes v1.29.0 // indirect\n")
 	assert.Contains(t, out, "\tk8s.io/client-go "+klRequires["k8s.io/client-go"]+"\n")
 	assert.Contains(t, out, "\tk8s.io/apimachinery "+klRequires["k8s.io/apimachinery"]+" // indirect\n", "the comment stays")
 	assert.Contains(t, out, "\tgithub.com/go-logr/logr v1.9.0 // indirect\n")

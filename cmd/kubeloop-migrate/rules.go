@@ -235,8 +235,6 @@ var managerFields = map[string]fieldRule{
 // methodNotes are method names whose calls need a manual step wherever
 // they appear in a migrated package.
 var methodNotes = map[string]string{
-	"WithRuntimeObjects":           "kubeloop's fake builder has no WithRuntimeObjects: use WithObjects",
-	"WithLists":                    "kubeloop's fake builder has no WithLists: use WithObjects with the items",
 	"AnnotatedEventf":              "events.k8s.io recorders have no AnnotatedEventf: use Eventf and set annotations elsewhere",
 	"AddMetricsServerExtraHandler": "use manager.Options{Metrics: manager.MetricsOptions{ExtraHandlers: ...}}",
 }

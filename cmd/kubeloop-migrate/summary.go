@@ -39,7 +39,8 @@ func (r *report) use(file, text string) {
 }
 
 // whyRaised follows the raised requirements in the summary.
-const whyRaised = "go.mod: raised to the versions kubeloop requires (Go's minimal version selection would pick them anyway); " +
+const whyRaised = "go.mod: raised to the versions kubeloop requires (Go's minimal version selection would pick them anyway), " +
+	"and the other Kubernetes staging modules (k8s.io/kubectl, k8s.io/apiextensions-apiserver, ...) to k8s.io/api's version, as they are released together; " +
 	"a newer version can change other APIs this module uses (for example prometheus/client_golang's v1.API.Query): " +
 	"check the code that calls these modules"
 
