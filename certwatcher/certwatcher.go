@@ -34,6 +34,10 @@ type CertWatcher struct {
 	log      logr.Logger
 	callback func(tls.Certificate)
 	readHook func(error)
+	metrics  *Metrics // metrics.go
+	// metricsSet records WithMetrics, which UseDefaultMetrics does not
+	// override.
+	metricsSet bool
 }
 
 // New returns a watcher of the PEM files certPath and keyPath, with the
@@ -77,10 +81,8 @@ func (cw *CertWatcher) WithLogger(log logr.Logger) *CertWatcher {
 }
 
 // WithReadHook sets a function called after every ReadCertificate with
-// its result (nil on success, whether or not the pair changed): the place
-// for read counters such as controller-runtime's
-// certwatcher_read_certificate_total and ..._errors_total. Nil removes
-// it. The hook must not call back into cw. It returns cw.
+// its result (nil on success, whether or not the pair changed). The read
+// counters of controller-runtime are WithMetrics's. Nil removes it. The hook must not call back into cw. It returns cw.
 func (cw *CertWatcher) WithReadHook(hook func(err error)) *CertWatcher {
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
@@ -117,8 +119,9 @@ func (cw *CertWatcher) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, e
 func (cw *CertWatcher) ReadCertificate() error {
 	changed, cert, err := cw.read()
 	cw.mu.RLock()
-	hook, callback, log := cw.readHook, cw.callback, cw.log
+	hook, callback, log, m := cw.readHook, cw.callback, cw.log, cw.metrics
 	cw.mu.RUnlock()
+	m.observe(err)
 	if hook != nil {
 		hook(err)
 	}

@@ -26,6 +26,12 @@
 //     served until the files form a valid pair again.
 //   - The callback (RegisterCallback) is called with each new pair, once
 //     per change, never while a lock is held.
+//   - Every ReadCertificate (Start's included) is counted in
+//     certwatcher_read_certificate_total, and a failed one in
+//     certwatcher_read_certificate_errors_total, once the watcher has
+//     Metrics: WithMetrics(NewMetrics(reg)), or the manager's registry when
+//     it is added to a manager (mgr.Add(w)), which serves both at 0 from
+//     its start.
 //   - Start blocks until its context ends and then returns nil; it starts
 //     no goroutine. NeedLeaderElection is false, so a manager runs it on
 //     every replica.
@@ -33,7 +39,11 @@
 // Differences from controller-runtime: changes are found by polling, not
 // by fsnotify, so a change is served up to a second later; callbacks run
 // synchronously on the goroutine that read the files (controller-runtime
-// starts a goroutine per call); there are no certwatcher_* metrics yet
-// (WithReadHook is where they attach); WithLogger sets the logger (the zero
-// value logs through log/slog's default handler).
+// starts a goroutine per call); controller-runtime's
+// certwatcher_read_certificate_total and
+// certwatcher_read_certificate_errors_total are counted on the registry of
+// the manager the watcher is added to (or on the one NewMetrics and
+// WithMetrics name), not on a process-wide one, and from then on: the read
+// New makes is not counted; WithLogger sets the logger (the zero value logs
+// through log/slog's default handler).
 package certwatcher

@@ -201,6 +201,7 @@ func (m *Manager) Add(r Runnable) error {
 		}
 		m.controllerNames[name] = struct{}{}
 	}
+	m.useRegistry(r) // metrics.go
 	g := m.groupFor(r)
 	if c, ok := r.(cache.Cache); ok && g == m.caches {
 		m.extraCaches = append(m.extraCaches, c)

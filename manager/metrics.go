@@ -12,18 +12,35 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
+	"github.com/kubeloop/kubeloop/certwatcher"
 	"github.com/kubeloop/kubeloop/metrics"
 )
 
 // newRegistry returns the manager's own registry with the Go and process
-// collectors.
+// collectors, and certwatcher's read counters at 0 (controller-runtime
+// serves them from the start).
 func newRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
+	if _, err := certwatcher.NewMetrics(reg); err != nil {
+		panic(err) // a new registry holds no other collector of these names
+	}
 	return reg
+}
+
+// useRegistry lets a runnable that counts into the manager's registry do
+// so: a certwatcher.CertWatcher added without WithMetrics (the kubebuilder
+// scaffold's mgr.Add(certWatcher)) counts its reads in the manager's
+// certwatcher_read_certificate_total and ..._errors_total.
+func (m *Manager) useRegistry(r Runnable) {
+	if cw, ok := r.(*certwatcher.CertWatcher); ok {
+		if cm, err := certwatcher.NewMetrics(m.registry); err == nil { // newRegistry's counters
+			cw.UseDefaultMetrics(cm)
+		}
+	}
 }
 
 // gatherer is what /metrics serves: the manager's own registry and the

@@ -1,0 +1,92 @@
+package certwatcher
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics counts certificate reads under controller-runtime's names and
+// help texts: certwatcher_read_certificate_total (every ReadCertificate,
+// the ones Start makes included) and
+// certwatcher_read_certificate_errors_total (those that failed). Both are
+// counters without labels, as controller-runtime's are.
+type Metrics struct {
+	reads, errors prometheus.Counter
+}
+
+// NewMetrics registers the two counters on reg, at 0, and returns them.
+// Counters of these names already registered there (by another watcher's
+// NewMetrics, or by a manager, which registers them on its own registry)
+// are reused, so that every watcher of one registry counts into one pair,
+// as controller-runtime's process-wide counters do. A nil reg gives
+// counters that count but are not exported.
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	reads, err := registerCounter(reg, prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "certwatcher_read_certificate_total",
+		Help: "Total number of certificate reads",
+	}))
+	if err != nil {
+		return nil, err
+	}
+	errs, err := registerCounter(reg, prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "certwatcher_read_certificate_errors_total",
+		Help: "Total number of certificate read errors",
+	}))
+	if err != nil {
+		return nil, err
+	}
+	return &Metrics{reads: reads, errors: errs}, nil
+}
+
+func registerCounter(reg prometheus.Registerer, c prometheus.Counter) (prometheus.Counter, error) {
+	if reg == nil {
+		return c, nil
+	}
+	err := reg.Register(c)
+	if err == nil {
+		return c, nil
+	}
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) {
+		if existing, ok := are.ExistingCollector.(prometheus.Counter); ok {
+			return existing, nil
+		}
+	}
+	return nil, fmt.Errorf("certwatcher: register metrics: %w", err)
+}
+
+// observe counts one read and its outcome.
+func (m *Metrics) observe(err error) {
+	if m == nil {
+		return
+	}
+	m.reads.Inc()
+	if err != nil {
+		m.errors.Inc()
+	}
+}
+
+// WithMetrics makes cw count every ReadCertificate from now on in m (nil
+// stops counting); reads before, such as New's, are not counted. It
+// returns cw, so it chains after New. A watcher given to a manager
+// (mgr.Add(cw)) without WithMetrics counts in the manager's registry
+// (UseDefaultMetrics).
+func (cw *CertWatcher) WithMetrics(m *Metrics) *CertWatcher {
+	cw.mu.Lock()
+	defer cw.mu.Unlock()
+	cw.metrics, cw.metricsSet = m, true
+	return cw
+}
+
+// UseDefaultMetrics makes cw count in m unless WithMetrics was called:
+// what a manager calls, with the counters of its registry, when the
+// watcher is added to it.
+func (cw *CertWatcher) UseDefaultMetrics(m *Metrics) {
+	cw.mu.Lock()
+	defer cw.mu.Unlock()
+	if !cw.metricsSet {
+		cw.metrics = m
+	}
+}
