@@ -1,6 +1,10 @@
 package sharding
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/kubeloop/kubeloop/internal/lease"
+)
 
 var (
 	// ErrInvalidOptions is wrapped by New's error when Options are wrong.
@@ -11,8 +15,11 @@ var (
 	// already filtered by another ring's shard label: a manager runs one
 	// ring.
 	ErrOtherRing = errors.New("sharding: kind already sharded by another ring")
-	// ErrLeaseLost is wrapped by Start's error when this shard could not
-	// renew its Lease within RenewDeadline; it stopped reconciling sharded
-	// objects before the Lease could expire.
-	ErrLeaseLost = errors.New("sharding: shard lease lost")
+	// ErrLeaseLost is wrapped by Start's error, with
+	// Options.ExitOnLeaseLoss, when this shard could not renew its Lease
+	// within RenewDeadline (it stopped reconciling sharded objects before
+	// the Lease could expire), and by the error of a gated reconcile's
+	// write refused by the shard's fence. It is client.ErrLeaseLost, the
+	// lease core's one sentinel.
+	ErrLeaseLost = lease.ErrLost
 )

@@ -164,7 +164,8 @@ func TestGateDoesNotHandOverWhatIsNoLongerItsOwn(t *testing.T) {
 }
 
 // TestFencing: a shard that cannot renew stops reconciling, and cancels
-// the reconcile in flight, before its Lease can be taken over.
+// the reconcile in flight, before its Lease can be taken over; with
+// ExitOnLeaseLoss, Start then returns ErrLeaseLost.
 func TestFencing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var failing atomic.Bool
@@ -174,7 +175,7 @@ func TestFencing(t *testing.T) {
 			}
 			return cl.Update(ctx, obj, opts...)
 		}}, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "x", Labels: map[string]string{shardKey: "a"}}})
-		r := newRing(t, c, "a")
+		r := newRing(t, c, "a", func(o *sharding.Options) { o.ExitOnLeaseLoss = true })
 		var cancelledAt atomic.Pointer[time.Time]
 		started := make(chan struct{})
 		g, err := r.Reconciler(&corev1.ConfigMap{}, reconcile.Func(func(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
@@ -211,6 +212,8 @@ func TestFencing(t *testing.T) {
 		select {
 		case err := <-done:
 			require.ErrorIs(t, err, sharding.ErrLeaseLost)
+			require.ErrorIs(t, err, client.ErrLeaseLost, "one sentinel")
+			assert.Contains(t, err.Error(), `sharding: ring "test" shard "a"`)
 		default:
 			t.Fatal("Start did not return after the lease was lost")
 		}

@@ -36,7 +36,7 @@ func TestFractionalLeaseDuration(t *testing.T) {
 		fast := func(o *sharding.Options) {
 			o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 1900*time.Millisecond, 1500*time.Millisecond, 200*time.Millisecond
 		}
-		first := newRing(t, c, "a", fast)
+		first := newRing(t, c, "a", fast, func(o *sharding.Options) { o.ExitOnLeaseLoss = true })
 		_, firstDone := startRing(t, first)
 		synctest.Wait()
 		require.NoError(t, first.Checker(nil))

@@ -22,19 +22,23 @@ type view struct {
 	members *members
 	ring    *HashRing
 	alive   map[string]bool
-	mu      sync.Mutex                      // guards dead during a sweep
+	mu      sync.Mutex                      // guards dead and judged during a sweep
 	dead    map[string]coordinationv1.Lease // by shard name
+	// judged is, per dead shard, the local time just before the read that
+	// judged it gone was sent (see Ring.moveWindow).
+	judged map[string]time.Time
 }
 
 // readView lists the ring's shard Leases and judges each by members, this
 // replica's observations, at the time the list was answered.
 func readView(ctx context.Context, r client.Reader, m *members, namespace, ring string, vnodes int) (*view, error) {
 	var leases coordinationv1.LeaseList
+	sent := time.Now()
 	if err := r.List(ctx, &leases, client.InNamespace(namespace), client.MatchingLabels{RingLabel: ring}); err != nil {
 		return nil, fmt.Errorf("sharding: ring %q: list shard leases in %s: %w", ring, namespace, err)
 	}
 	now := time.Now() // after the answer: every Lease in it was stored before
-	v := &view{at: now, members: m, alive: map[string]bool{}, dead: map[string]coordinationv1.Lease{}}
+	v := &view{at: now, members: m, alive: map[string]bool{}, dead: map[string]coordinationv1.Lease{}, judged: map[string]time.Time{}}
 	var names []string
 	listed := map[string]bool{}
 	for _, l := range leases.Items {
@@ -45,6 +49,7 @@ func readView(ctx context.Context, r client.Reader, m *members, namespace, ring 
 		listed[shard] = true
 		if m.expired(shard, &l, now) {
 			v.dead[shard] = l
+			v.judged[shard] = sent
 			continue
 		}
 		v.alive[shard] = true
@@ -56,36 +61,50 @@ func readView(ctx context.Context, r client.Reader, m *members, namespace, ring 
 	return v, nil
 }
 
-// gone reports whether shard is known to be gone: its Lease is in the
-// view as expired or released, or, for a shard the view does not know
-// (its Lease may be newer than the view), a fresh read finds no Lease or
-// one that is expired or released by this replica's observation. A shard that holds no Lease reconciles nothing, so its
-// objects may be given to others.
-func (v *view) gone(ctx context.Context, r client.Reader, namespace, ring, shard string) (bool, error) {
+// gone reports whether shard is known to be gone, and, if so, the local
+// time just before the read that judged it so was sent: its Lease is in
+// the view as expired or released, judged less than fresh ago, or, for a
+// shard the view does not know (its Lease may be newer than the view) or
+// judged longer ago, a fresh read finds no Lease or one that is expired or
+// released by this replica's observation. A shard that holds no Lease
+// reconciles nothing, so its objects may be given to others; a gone shard
+// that rejoins does not reconcile before moveWindow after its
+// re-acquisition, so a move based on a judgment younger than moveWindow
+// cannot overlap its reconciles.
+func (v *view) gone(ctx context.Context, r client.Reader, namespace, ring, shard string, fresh time.Duration) (bool, time.Time, error) {
 	if v.alive[shard] {
-		return false, nil
+		return false, time.Time{}, nil
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if _, ok := v.dead[shard]; ok {
-		return true, nil
+	if _, ok := v.dead[shard]; ok && time.Since(v.judged[shard]) < fresh {
+		return true, v.judged[shard], nil
 	}
 	var l coordinationv1.Lease
+	sent := time.Now()
 	err := r.Get(ctx, client.ObjectKey{Namespace: namespace, Name: leaseName(ring, shard)}, &l)
 	if apierrors.IsNotFound(err) {
-		v.dead[shard] = coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: leaseName(ring, shard), Namespace: namespace}}
-		return true, nil
+		if _, ok := v.dead[shard]; !ok {
+			v.dead[shard] = coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: leaseName(ring, shard), Namespace: namespace}}
+		}
+		v.judged[shard] = sent
+		return true, sent, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("sharding: ring %q: get lease of shard %q: %w", ring, shard, err)
+		return false, time.Time{}, fmt.Errorf("sharding: ring %q: get lease of shard %q: %w", ring, shard, err)
 	}
 	if v.members.expired(shard, &l, time.Now()) {
-		v.dead[shard] = l
-		return true, nil
+		if _, ok := v.dead[shard]; !ok {
+			v.dead[shard] = l
+		}
+		v.judged[shard] = sent
+		return true, sent, nil
 	}
-	// Alive, but newer than the view: leave its objects alone until the
-	// next view includes it.
-	return false, nil
+	// Alive (it rejoined, or its Lease is newer than the view): leave its
+	// objects alone until the next view includes it.
+	delete(v.dead, shard)
+	delete(v.judged, shard)
+	return false, time.Time{}, nil
 }
 
 // leaseName is the name of shard's Lease in ring.

@@ -18,6 +18,9 @@ type metrics struct {
 	leaseHeld   *prometheus.GaugeVec
 	leading     *prometheus.GaugeVec
 	sweep       *prometheus.HistogramVec
+	losses      *prometheus.CounterVec
+	rejoins     *prometheus.CounterVec
+	rejoin      *prometheus.HistogramVec
 }
 
 func newMetrics(reg prometheus.Registerer, ring string) (*metrics, error) {
@@ -56,11 +59,24 @@ func newMetrics(reg prometheus.Registerer, ring string) (*metrics, error) {
 			Help:    "Duration of the sharder's sweeps over the sharded objects.",
 			Buckets: prometheus.ExponentialBuckets(0.01, 2.5, 10),
 		}, []string{"ring"}),
+		losses: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kubeloop_sharding_shard_lease_losses_total",
+			Help: "Times this replica lost its shard Lease (not renewed within RenewDeadline).",
+		}, []string{"ring", "shard"}),
+		rejoins: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kubeloop_sharding_rejoins_total",
+			Help: "Times this replica rejoined the ring after losing its shard Lease and admitted reconciles again.",
+		}, []string{"ring", "shard"}),
+		rejoin: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "kubeloop_sharding_rejoin_seconds",
+			Help:    "Time from the loss of the shard Lease to admitting reconciles again.",
+			Buckets: []float64{0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300},
+		}, []string{"ring"}),
 	}
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.shards, m.objects, m.moves, m.assignments, m.drain, m.leaseHeld, m.leading, m.sweep} {
+	for _, c := range []prometheus.Collector{m.shards, m.objects, m.moves, m.assignments, m.drain, m.leaseHeld, m.leading, m.sweep, m.losses, m.rejoins, m.rejoin} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if errors.As(err, &are) {

@@ -92,7 +92,9 @@ type Options struct {
 	LeaseDuration time.Duration
 	// RenewDeadline is how long a shard keeps reconciling since its last
 	// successful renewal: past it the shard stops reconciling sharded
-	// objects (it is fenced) and Start returns ErrLeaseLost. It must be
+	// objects (it is fenced) and rejoins (see ExitOnLeaseLoss); a shard
+	// that rejoins waits RenewDeadline more before it reconciles again.
+	// It must be
 	// less than LeaseDuration (leader election's rule), and the difference
 	// bounds both the clock rate differences between replicas (their
 	// offsets do not matter) and the time an in-flight reconcile has to
@@ -119,6 +121,12 @@ type Options struct {
 	// VirtualNodes is the number of points per shard on the hash ring.
 	// Zero: DefaultVirtualNodes.
 	VirtualNodes int
+
+	// ExitOnLeaseLoss makes Start return an error wrapping ErrLeaseLost
+	// when the shard loses its Lease (the manager then stops, and the
+	// process is expected to exit and restart). Zero: the shard rejoins
+	// the ring, keeping its caches warm (see Start).
+	ExitOnLeaseLoss bool
 
 	// Webhook configures the mutating webhook that assigns objects at
 	// admission and the MutatingWebhookConfiguration the sharder keeps.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/client"
@@ -81,7 +82,11 @@ type gate struct {
 
 func (g *gate) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	r := g.r
-	if !r.enter() && (!r.awaitLease(ctx) || !r.enter()) {
+	t := r.enter()
+	if t == nil && r.awaitLease(ctx) {
+		t = r.enter()
+	}
+	if t == nil {
 		return reconcile.Result{RequeueAfter: r.opts.RetryPeriod}, nil
 	}
 	defer r.leave()
@@ -96,6 +101,9 @@ func (g *gate) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.
 		reader = b.r
 	}
 	hkey := g.k.gvk.Kind + "/" + req.String()
+	// Writes of the reconcile, and the handover, are fenced by this term's
+	// hold: they fail with ErrLeaseLost once it is no longer valid.
+	fenced := client.WithFence(ctx, t.holder)
 	err = reader.Get(ctx, req.NamespacedName, cobj)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -106,10 +114,15 @@ func (g *gate) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.
 		if moved {
 			return reconcile.Result{}, nil
 		}
+		if t.n > 1 {
+			if res, pass, err := g.confirm(fenced, t, req, hkey, true); !pass {
+				return res, err
+			}
+		}
 	case err != nil:
 		return reconcile.Result{}, err
 	case cobj.GetLabels()[r.drainKey] != "":
-		return g.handOver(ctx, cobj, hkey)
+		return g.handOver(fenced, cobj, hkey)
 	default:
 		// Here, not draining, after a handover: the object came back
 		// (the acknowledging update was assigned to this shard again, by
@@ -118,13 +131,59 @@ func (g *gate) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.
 		// it handed over, so a later NotFound is a deletion.
 		r.mu.Lock()
 		delete(r.handedOver, hkey)
+		_, confirmed := t.confirmed[hkey]
 		r.mu.Unlock()
+		if t.n > 1 && !confirmed {
+			if res, pass, err := g.confirm(fenced, t, req, hkey, false); !pass {
+				return res, err
+			}
+		}
 	}
-	ictx, cancel := context.WithCancel(ctx)
+	ictx, cancel := context.WithCancel(fenced)
 	defer cancel()
-	stop := context.AfterFunc(r.fenceCtx, cancel)
+	stop := context.AfterFunc(t.ctx, cancel)
 	defer stop()
 	return g.inner.Reconcile(ictx, req)
+}
+
+// confirm is the gate's check after a rejoin (term n > 1): while this
+// shard was out, the sharder may have moved its objects to other shards,
+// and the cache, which may lag, still serves them, or has dropped them
+// (the label selector no longer matches) and answers NotFound, which is a
+// move, not a deletion. A live metadata read decides, once per key and
+// term: it passes the request on (pass) when the object is assigned to
+// this shard and not draining, or when it is gone from the API server and
+// the cache said NotFound (a deletion). It hands a draining object over,
+// drops the request of an object now on another shard, and requeues one
+// that is this shard's but not in the cache yet.
+func (g *gate) confirm(ctx context.Context, t *term, req reconcile.Request, hkey string, cacheNotFound bool) (reconcile.Result, bool, error) {
+	r := g.r
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(g.k.gvk)
+	err := r.c.Get(ctx, req.NamespacedName, m)
+	switch {
+	case apierrors.IsNotFound(err):
+		// Deleted. With the cache still holding it, its deletion event
+		// follows and brings the request again.
+		return reconcile.Result{}, cacheNotFound, nil
+	case err != nil:
+		return reconcile.Result{}, false, fmt.Errorf("sharding: ring %q: confirm the shard of %s %s after a rejoin: %w", r.opts.Ring, g.k.gvk.Kind, req, err)
+	}
+	lbl := m.GetLabels()
+	switch {
+	case lbl[r.shardKey] != r.opts.Shard:
+		r.log.V(1).Info("moved to another shard while this one was out", "kind", g.k.gvk.Kind, "object", req.String(), "to", lbl[r.shardKey])
+		return reconcile.Result{}, false, nil
+	case lbl[r.drainKey] != "":
+		res, err := g.handOver(ctx, m, hkey)
+		return res, false, err
+	case cacheNotFound:
+		return reconcile.Result{RequeueAfter: r.opts.RetryPeriod}, false, nil
+	}
+	r.mu.Lock()
+	t.confirmed[hkey] = struct{}{}
+	r.mu.Unlock()
+	return reconcile.Result{}, true, nil
 }
 
 // handOver acknowledges a drain: a JSON patch that tests that the object
@@ -169,16 +228,16 @@ func (g *gate) handOver(ctx context.Context, obj client.Object, hkey string) (re
 	return reconcile.Result{}, nil
 }
 
-// enter admits a reconcile when the shard holds its Lease and is not
-// stopping.
-func (r *Ring) enter() bool {
+// enter admits a reconcile when the shard holds its Lease, admits
+// reconciles and is not stopping; it returns the current term, or nil.
+func (r *Ring) enter() *term {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.accepting || !r.shard.Valid(time.Now()) {
-		return false
+	if !r.accepting || r.cur == nil || !r.cur.holder.Valid(time.Now()) {
+		return nil
 	}
 	r.inflight++
-	return true
+	return r.cur
 }
 
 // awaitLease waits, at most RetryPeriod, until the shard first holds

@@ -33,6 +33,9 @@ func (r *Ring) campaign(ctx context.Context) {
 		r.log.Info("running the sharder", "lease", el.Key())
 		r.metrics.leading.WithLabelValues(r.opts.Ring).Set(1)
 		lead, stop := context.WithCancel(ctx)
+		// The sharder's patches are fenced by its Lease: a sharder that
+		// lost it writes nothing more.
+		lead = client.WithFence(lead, el)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -241,6 +244,7 @@ func (r *Ring) place(ctx context.Context, v *view, k kind, obj *metav1.PartialOb
 	want := v.ring.Shard(Key(k.gvk.GroupKind(), obj))
 	var patch map[string]any
 	var counted func() // counts the move once it is made
+	patchCtx := ctx
 	switch {
 	case cur == "":
 		patch = map[string]any{r.shardKey: want, r.drainKey: nil}
@@ -254,12 +258,18 @@ func (r *Ring) place(ctx context.Context, v *view, k kind, obj *metav1.PartialOb
 		}
 		return cur, nil
 	default:
-		gone, err := v.gone(ctx, r.c, r.opts.Namespace, r.opts.Ring, cur)
+		gone, judged, err := v.gone(ctx, r.c, r.opts.Namespace, r.opts.Ring, cur, r.moveWindow()/2)
 		if err != nil {
 			return "", err
 		}
 		switch {
 		case gone:
+			// A move without a drain: it must land within moveWindow of
+			// the judgment, before the gone shard, should it rejoin,
+			// reconciles again.
+			var cancel context.CancelFunc
+			patchCtx, cancel = context.WithDeadline(ctx, judged.Add(r.moveWindow()))
+			defer cancel()
 			patch = map[string]any{r.shardKey: want, r.drainKey: nil}
 			counted = func() {
 				res.Reassigned++
@@ -288,7 +298,7 @@ func (r *Ring) place(ctx context.Context, v *view, k kind, obj *metav1.PartialOb
 			want = cur
 		}
 	}
-	err := r.patchLabels(ctx, obj, patch)
+	err := r.patchLabels(patchCtx, obj, patch)
 	switch {
 	case err == nil:
 		counted()

@@ -45,21 +45,21 @@ type Ring struct {
 	shardKey string // ShardLabel(ring)
 	drainKey string // DrainLabel(ring)
 
-	shard   *lease.Holder
-	members *members // this replica's observations of the shard Leases
+	first   *lease.Holder // the shard Lease's holder of the first term (later terms get their own)
+	members *members      // this replica's observations of the shard Leases
 	view    atomic.Pointer[view]
 	reader  atomic.Pointer[readerBox] // the cache, for the reconcilers' gate
 	started atomic.Bool
 
 	// The gate in front of the reconcilers.
-	mu         sync.Mutex
-	accepting  bool
-	admitting  chan struct{} // closed once the shard first holds its Lease
-	inflight   int
-	idle       *sync.Cond
-	handedOver map[string]struct{} // keys acknowledged, until their NotFound
-	fenceCtx   context.Context     // cancelled when the shard Lease is lost or released
-	fence      context.CancelFunc
+	mu          sync.Mutex
+	cur         *term         // the current (or last) hold of the shard Lease; nil before the first
+	accepting   bool          // cur admits reconciles
+	admitting   chan struct{} // closed once the shard first admits reconciles
+	admittedYet bool
+	inflight    int
+	idle        *sync.Cond
+	handedOver  map[string]struct{} // keys acknowledged, until their NotFound
 
 	kick chan struct{} // asks the sharder for a sweep now
 }
@@ -93,7 +93,6 @@ func New(c client.Client, opts Options) (*Ring, error) {
 		log:        o.Logger.WithValues("ring", o.Ring, "shard", o.Shard),
 	}
 	r.idle = sync.NewCond(&r.mu)
-	r.fenceCtx, r.fence = context.WithCancel(context.Background())
 	var errs []error
 	seen := map[schema.GroupKind]bool{}
 	add := func(obj client.Object, controlled bool) {
@@ -121,7 +120,7 @@ func New(c client.Client, opts Options) (*Ring, error) {
 	if r.metrics, err = newMetrics(o.Metrics, o.Ring); err != nil {
 		return nil, err
 	}
-	r.shard, err = newHolder(c, o, leaseName(o.Ring, o.Shard), r.holder, map[string]string{RingLabel: o.Ring, ShardNameLabel: o.Shard})
+	r.first, err = r.newShardHolder()
 	if err != nil {
 		return nil, fmt.Errorf("sharding: ring %q: %w", o.Ring, err)
 	}
@@ -211,8 +210,14 @@ func (r *Ring) ConfigureCache(co *cache.Options) error {
 // Checker is the readiness check of the shard: it fails until the shard
 // Lease is held and while it is not renewed in time.
 func (r *Ring) Checker(*http.Request) error {
-	if !r.shard.Valid(time.Now()) {
-		return fmt.Errorf("sharding: ring %q: shard %q does not hold its Lease %s", r.opts.Ring, r.opts.Shard, r.shard.Key())
+	h := r.first
+	r.mu.Lock()
+	if r.cur != nil {
+		h = r.cur.holder
+	}
+	r.mu.Unlock()
+	if !h.Valid(time.Now()) {
+		return fmt.Errorf("sharding: ring %q: shard %q does not hold its Lease %s", r.opts.Ring, r.opts.Shard, h.Key())
 	}
 	return nil
 }
@@ -228,86 +233,6 @@ func (r *Ring) kindOf(gk schema.GroupKind) (kind, bool) {
 		}
 	}
 	return kind{}, false
-}
-
-// Start runs the ring until ctx ends: it acquires the shard Lease (the
-// gate admits reconciles only from then on), renews it, reads the ring's
-// Leases every RetryPeriod, and campaigns for the sharder. When ctx ends
-// it stops admitting reconciles, waits for those in flight, and releases
-// the Lease so the sharder reassigns this shard's objects at once (if a
-// reconcile is still running when the Lease would stop being valid, the
-// Lease is left to expire instead). It returns nil then, or an error
-// wrapping ErrLeaseLost when a renewal failed for RenewDeadline: by then
-// no sharded reconcile runs here any more. Start may be called once.
-func (r *Ring) Start(ctx context.Context) error {
-	if !r.started.CompareAndSwap(false, true) {
-		return fmt.Errorf("sharding: ring %q: Start called more than once", r.opts.Ring)
-	}
-	defer r.fence()
-	log := r.log
-	log.Info("joining the ring", "lease", r.shard.Key())
-	err := r.shard.Acquire(ctx, func(err error) { log.Info("waiting for the shard lease", "reason", err.Error()) })
-	if err != nil {
-		return nil // ctx ended before the Lease was ours
-	}
-	r.metrics.leaseHeld.WithLabelValues(r.opts.Ring, r.opts.Shard).Set(1)
-	defer r.metrics.leaseHeld.WithLabelValues(r.opts.Ring, r.opts.Shard).Set(0)
-	r.mu.Lock()
-	r.accepting = true
-	close(r.admitting)
-	r.mu.Unlock()
-	log.Info("holding the shard lease; reconciling this shard's objects")
-
-	bg, stopBG := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() { r.watchMembers(bg) })
-	wg.Go(func() { r.campaign(bg) })
-	renewErr := r.shard.Renew(ctx)
-	stopBG()
-	wg.Wait()
-
-	if renewErr != nil {
-		r.close(false)
-		log.Error(renewErr, "shard lease lost; stopped reconciling sharded objects")
-		return fmt.Errorf("sharding: ring %q shard %q: %w: %w", r.opts.Ring, r.opts.Shard, ErrLeaseLost, renewErr)
-	}
-	if r.close(true) {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.RenewDeadline)
-		defer cancel()
-		if _, err := r.shard.Release(rctx); err != nil {
-			log.Error(err, "could not release the shard lease; it expires after LeaseDuration")
-		} else {
-			log.Info("released the shard lease; leaving the ring")
-		}
-	} else {
-		log.Info("reconciles still running when the lease would lapse; leaving it to expire")
-	}
-	return nil
-}
-
-// close stops admitting reconciles and, with wait, waits until none is in
-// flight or the shard Lease stops being valid; it reports whether none is
-// in flight. It then fences: in-flight reconciles see their context end.
-func (r *Ring) close(wait bool) bool {
-	r.mu.Lock()
-	r.accepting = false
-	if wait {
-		stop := context.AfterFunc(r.fenceCtx, func() {
-			r.mu.Lock()
-			r.idle.Broadcast()
-			r.mu.Unlock()
-		})
-		timer := time.AfterFunc(time.Until(r.shard.Deadline()), r.fence)
-		for r.inflight > 0 && r.fenceCtx.Err() == nil {
-			r.idle.Wait()
-		}
-		timer.Stop()
-		stop()
-	}
-	idle := r.inflight == 0
-	r.mu.Unlock()
-	r.fence()
-	return idle
 }
 
 // watchMembers reads the ring's Leases every RetryPeriod into the view
