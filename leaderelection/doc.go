@@ -54,8 +54,13 @@
 //     runnables with the Elector of their term. Run's lost-leadership error
 //     wraps client.ErrLeaseLost too.
 //   - Run returns only after every goroutine it started has exited.
-//   - leader_election_master_status{name} (1 while leading, else 0) is
-//     registered on Options.Metrics when it is set; no global registry is used.
+//   - leader_election_master_status{name} (1 while leading, else 0) and
+//     leader_election_slowpath_total{name} (renewals that had to read the
+//     Lease first because the leader's copy was stale: someone else wrote
+//     it, or the last renewal failed; client-go's slow path) are
+//     registered on Options.Metrics when it is set, both at 0, with
+//     client-go's and controller-runtime's help texts; no global registry
+//     is used.
 //   - Lease requests time out after max(1s, RenewDeadline/2), so one hung
 //     request cannot by itself cost the lease.
 //

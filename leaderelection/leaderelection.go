@@ -61,6 +61,10 @@ func New(cfg *rest.Config, opts Options) (*Elector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("leaderelection: lease client: %w", err)
 	}
+	status, err := newStatusMetric(o.Metrics, o.ID) // metrics.go
+	if err != nil {
+		return nil, err
+	}
 	holder, err := lease.NewHolder(lease.Config{
 		API:           lease.ClientsetAPI(cs),
 		Namespace:     o.Namespace,
@@ -70,13 +74,10 @@ func New(cfg *rest.Config, opts Options) (*Elector, error) {
 		LeaseDuration: o.LeaseDuration,
 		RenewDeadline: o.RenewDeadline,
 		RetryPeriod:   o.RetryPeriod,
+		SlowPath:      status.slowPath(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("leaderelection: %w", err)
-	}
-	status, err := newStatusMetric(o.Metrics, o.ID)
-	if err != nil {
-		return nil, err
 	}
 	return &Elector{opts: o, holder: holder, elected: make(chan struct{}), status: status}, nil
 }

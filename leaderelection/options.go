@@ -84,8 +84,8 @@ type Options struct {
 	// Logger receives the elector's log lines. Zero: discard.
 	Logger logr.Logger
 
-	// Metrics receives leader_election_master_status{name}. Zero: no
-	// metrics.
+	// Metrics receives leader_election_master_status{name} and
+	// leader_election_slowpath_total{name}. Zero: no metrics.
 	Metrics prometheus.Registerer
 }
 

@@ -51,6 +51,11 @@ type Config struct {
 	RetryPeriod time.Duration
 	// Clock is the local clock. Zero: RealClock.
 	Clock Clock
+	// SlowPath, when set, is called each time this holder, holding the
+	// Lease, has to read it before renewing it because its last write
+	// failed (client-go's "slow path", counted in
+	// leader_election_slowpath_total). Zero: nothing is called.
+	SlowPath func()
 }
 
 // Fence answers "may I still write?" for a holder. Fenced writes (issue
@@ -186,7 +191,7 @@ func (h *Holder) Observed() (Record, bool) {
 // it was decided on.
 func (h *Holder) TryAcquireOrRenew(ctx context.Context) error {
 	h.mu.Lock()
-	cur := h.last
+	cur, wasHeld := h.last, h.held
 	h.mu.Unlock()
 	if cur == nil {
 		l, err := h.cfg.API.Get(ctx, h.cfg.Namespace, h.cfg.Name)
@@ -207,6 +212,9 @@ func (h *Holder) TryAcquireOrRenew(ctx context.Context) error {
 		h.mu.Unlock()
 		if rec.Holder != "" && rec.Holder != h.cfg.Identity && !expired {
 			return fmt.Errorf("lease %s: %w %q for another %s", h.Key(), ErrHeld, rec.Holder, until.Sub(observed).Round(time.Millisecond))
+		}
+		if wasHeld && rec.Holder == h.cfg.Identity && h.cfg.SlowPath != nil {
+			h.cfg.SlowPath() // a renewal that had to read the Lease first
 		}
 		cur = l
 	}
