@@ -126,6 +126,7 @@ var fixtures = []fixture{
 			"example.com/patterns/requeue",
 			"example.com/patterns/stagingdeps",
 			"example.com/patterns/typed",
+			"example.com/patterns/zapencoder",
 			"example.com/patterns/zaplog",
 		},
 	},

@@ -189,10 +189,8 @@ var fields = map[string]map[string]fieldRule{
 	crModule + ".Options":             managerFields,
 	crModule + "/pkg/manager.Options": managerFields,
 	crModule + "/pkg/log/zap.Options": {
-		"Encoder":              {note: noteZapRaw + "zapcore encoders do not apply; remove Encoder and pass zap.JSONEncoder() or zap.ConsoleEncoder() to zap.New (the default is JSON, console with Development)"},
-		"NewEncoder":           {note: noteZapRaw + "zapcore encoders do not apply; remove NewEncoder"},
-		"EncoderConfigOptions": {note: noteZapRaw + "zapcore.EncoderConfig does not apply; remove EncoderConfigOptions"},
-		"ZapOpts":              {note: noteZapRaw + "go.uber.org/zap options do not apply; remove ZapOpts"},
+		"Encoder":    {note: noteZapRaw + "zapcore encoders do not apply; remove Encoder and pass zap.JSONEncoder() or zap.ConsoleEncoder() to zap.New (the default is JSON, console with Development)"},
+		"NewEncoder": {note: noteZapRaw + "zapcore encoders do not apply; remove NewEncoder"},
 	},
 	crModule + "/pkg/client/interceptor.Funcs": {
 		"SubResource": {note: "kubeloop's interceptor.Funcs has no SubResource: intercept SubResourceGet, SubResourceCreate, SubResourceUpdate, SubResourcePatch and SubResourceApply"},

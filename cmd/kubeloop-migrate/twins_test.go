@@ -206,6 +206,52 @@ var o = crzap.Options{TimeEncoder: crzap.RFC3339NanoTimeEncoder, Level: crzap.In
 			kinds: map[string]int{kindLogger: 2},
 		},
 		{
+			name: "zapcore stays inside EncoderConfig options; zap.Option values need no note",
+			give: `package main
+
+import (
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	logzap "sigs.k8s.io/controller-runtime/pkg/log/zap"
+)
+
+func iso(c *zapcore.EncoderConfig) { c.EncodeTime = zapcore.ISO8601TimeEncoder }
+
+var opts = logzap.Options{TimeEncoder: zapcore.ISO8601TimeEncoder, EncoderConfigOptions: []logzap.EncoderConfigOption{iso}}
+
+func f(o *logzap.Options) {
+	o.ZapOpts = append(o.ZapOpts, zap.AddCaller())
+	o.EncoderConfigOptions = append(o.EncoderConfigOptions, func(config *zapcore.EncoderConfig) {
+		config.EncodeLevel = zapcore.CapitalLevelEncoder
+		config.EncodeTime = zapcore.RFC3339TimeEncoder
+	})
+	_ = logzap.ConsoleEncoder(func(c *zapcore.EncoderConfig) { c.EncodeTime = zapcore.EpochTimeEncoder })
+}
+`,
+			want: `package main
+
+import (
+	logzap "github.com/kubeloop/kubeloop/log/zap"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+func iso(c *zapcore.EncoderConfig) { c.EncodeTime = zapcore.ISO8601TimeEncoder }
+
+var opts = logzap.Options{TimeEncoder: logzap.ISO8601TimeEncoder, EncoderConfigOptions: []logzap.EncoderConfigOption{iso}}
+
+func f(o *logzap.Options) {
+	o.ZapOpts = append(o.ZapOpts, zap.AddCaller())
+	o.EncoderConfigOptions = append(o.EncoderConfigOptions, func(config *zapcore.EncoderConfig) {
+		config.EncodeLevel = zapcore.CapitalLevelEncoder
+		config.EncodeTime = zapcore.RFC3339TimeEncoder
+	})
+	_ = logzap.ConsoleEncoder(func(c *zapcore.EncoderConfig) { c.EncodeTime = zapcore.EpochTimeEncoder })
+}
+`,
+			kinds: map[string]int{kindLogger: 1},
+		},
+		{
 			name: "zapcore is not touched in a file without controller-runtime's zap",
 			give: `package x
 
@@ -255,13 +301,10 @@ import (
 var enc zapcore.Encoder
 
 // kubeloop-migrate: Encoder: ` + noteZapRaw + `zapcore encoders do not apply; remove Encoder and pass zap.JSONEncoder() or zap.ConsoleEncoder() to zap.New (the default is JSON, console with Development)
-// kubeloop-migrate: ZapOpts: ` + noteZapRaw + `go.uber.org/zap options do not apply; remove ZapOpts
-// kubeloop-migrate: EncoderConfigOptions: ` + noteZapRaw + `zapcore.EncoderConfig does not apply; remove EncoderConfigOptions
 // kubeloop-migrate: NewEncoder: ` + noteZapRaw + `zapcore encoders do not apply; remove NewEncoder
 var o = zap.Options{Encoder: enc, ZapOpts: nil, EncoderConfigOptions: nil, NewEncoder: nil}
 
 func f() {
-	// kubeloop-migrate: zap.ConsoleEncoder: ` + noteZapRaw + `zapcore.EncoderConfig options do not apply; remove the arguments
 	// kubeloop-migrate: zap.Encoder: ` + noteZapRaw + `zapcore encoders do not apply; use zap.JSONEncoder() or zap.ConsoleEncoder() (the default is JSON, console with Development)
 	// kubeloop-migrate: zap.RawZapOpts: ` + noteZapRaw + `go.uber.org/zap options do not apply; remove RawZapOpts
 	_ = zap.New(zap.Encoder(enc), zap.RawZapOpts(), zap.ConsoleEncoder(func(*zapcore.EncoderConfig) {}), zap.JSONEncoder())

@@ -12,6 +12,15 @@ const (
 
 // zapcoreNames are the zapcore values kubeloop's log/zap has under the
 // same name: the levels (of type zap.LevelValue) and the time encoders.
+// uberZapOptions are go.uber.org/zap's Option constructors: log/zap's
+// Options.ZapOpts accepts their values (and does not apply them), so they
+// need no note.
+var uberZapOptions = map[string]bool{
+	"AddCaller": true, "AddCallerSkip": true, "AddStacktrace": true, "Development": true,
+	"ErrorOutput": true, "Fields": true, "Hooks": true, "IncreaseLevel": true, "OnFatal": true,
+	"WithCaller": true, "WithClock": true, "WithFatalHook": true, "WithPanicHook": true, "WrapCore": true,
+}
+
 var zapcoreNames = map[string]bool{
 	"DebugLevel": true, "InfoLevel": true, "WarnLevel": true, "ErrorLevel": true,
 	"DPanicLevel": true, "PanicLevel": true, "FatalLevel": true,
@@ -20,7 +29,8 @@ var zapcoreNames = map[string]bool{
 }
 
 // noteUberZap is left once per file that uses go.uber.org/zap beside
-// controller-runtime's zap package.
+// controller-runtime's zap package, other than for the Options that
+// log/zap's Options.ZapOpts accepts.
 const noteUberZap = "kubeloop's log/zap takes none of go.uber.org/zap's values (zap.Option, AtomicLevel, zapcore.Core): " +
 	"use zap.LevelValue(n) or zap.<X>Level for levels, and drop the rest"
 
@@ -34,11 +44,15 @@ func (r *fileRewriter) rewriteZapcore() {
 	if r.localOfCR(crModule+"/pkg/log/zap") == "" {
 		return
 	}
-	r.noteEncoderOptions()
 	zapcore := r.localOf(zapcorePkg)
 	uber := r.localOf(uberZapPkg)
 	if uber != "" {
 		ast.Inspect(r.file, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if l, name, ok := pkgSelector(call.Fun); ok && l == uber && uberZapOptions[name] {
+					return false // a zap.Option for Options.ZapOpts
+				}
+			}
 			if sel, ok := n.(*ast.SelectorExpr); ok {
 				if l, _, ok := pkgSelector(sel); ok && l == uber {
 					r.note(sel, noteUberZap) // once per file: at the first use
@@ -50,21 +64,46 @@ func (r *fileRewriter) rewriteZapcore() {
 	if zapcore == "" {
 		return
 	}
-	// The zapcore selectors inside calls of go.uber.org/zap are kept.
+	// Kept: the zapcore selectors inside calls of go.uber.org/zap, inside
+	// functions that take a *zapcore.EncoderConfig (EncoderConfigOptions:
+	// their fields hold zapcore's own encoders), and those assigned to an
+	// EncoderConfig's Encode* field.
 	keep := map[ast.Expr]bool{}
-	ast.Inspect(r.file, func(n ast.Node) bool {
-		call, ok := n.(*ast.CallExpr)
-		if !ok {
+	keepAll := func(n ast.Node) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			if e, ok := n.(ast.Expr); ok {
+				keep[e] = true
+			}
 			return true
-		}
-		if l, _, ok := pkgSelector(call.Fun); ok && l == uber {
-			ast.Inspect(call, func(n ast.Node) bool {
-				if e, ok := n.(ast.Expr); ok {
-					keep[e] = true
+		})
+	}
+	ast.Inspect(r.file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if l, _, ok := pkgSelector(n.Fun); ok && l == uber {
+				keepAll(n)
+				return false
+			}
+		case *ast.FuncLit:
+			if takesEncoderConfig(n.Type, zapcore) {
+				keepAll(n)
+				return false
+			}
+		case *ast.FuncDecl:
+			if takesEncoderConfig(n.Type, zapcore) {
+				keepAll(n)
+				return false
+			}
+		case *ast.AssignStmt:
+			for i, lhs := range n.Lhs {
+				if sel, ok := lhs.(*ast.SelectorExpr); ok && strings.HasPrefix(sel.Sel.Name, "Encode") && i < len(n.Rhs) {
+					keepAll(n.Rhs[i])
 				}
-				return true
-			})
-			return false
+			}
+		case *ast.KeyValueExpr:
+			if id, ok := n.Key.(*ast.Ident); ok && strings.HasPrefix(id.Name, "Encode") {
+				keepAll(n.Value)
+			}
 		}
 		return true
 	})
@@ -89,6 +128,22 @@ func (r *fileRewriter) rewriteZapcore() {
 	})
 }
 
+// takesEncoderConfig reports whether a function type has a
+// *zapcore.EncoderConfig parameter (zapcore is the import's local name).
+func takesEncoderConfig(ft *ast.FuncType, zapcore string) bool {
+	if ft == nil || ft.Params == nil {
+		return false
+	}
+	for _, p := range ft.Params.List {
+		if star, ok := p.Type.(*ast.StarExpr); ok {
+			if l, n, ok := pkgSelector(star.X); ok && l == zapcore && n == "EncoderConfig" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // localOfCR returns the local name of the controller-runtime import p in
 // this file, or "".
 func (r *fileRewriter) localOfCR(p string) string {
@@ -98,22 +153,4 @@ func (r *fileRewriter) localOfCR(p string) string {
 		}
 	}
 	return ""
-}
-
-// noteEncoderOptions leaves a note at zap.JSONEncoder(opts...) and
-// zap.ConsoleEncoder(opts...) calls with arguments: kubeloop's take none.
-func (r *fileRewriter) noteEncoderOptions() {
-	ast.Inspect(r.file, func(n ast.Node) bool {
-		call, ok := n.(*ast.CallExpr)
-		if !ok || len(call.Args) == 0 {
-			return true
-		}
-		for _, name := range []string{"JSONEncoder", "ConsoleEncoder"} {
-			if r.isCR(call.Fun, name, crModule+"/pkg/log/zap") {
-				local, _, _ := pkgSelector(call.Fun)
-				r.note(call, local+"."+name+": "+noteZapRaw+"zapcore.EncoderConfig options do not apply; remove the arguments")
-			}
-		}
-		return true
-	})
 }

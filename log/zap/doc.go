@@ -35,7 +35,13 @@
 //     name}, as controller-runtime's KubeAwareEncoder does.
 //   - Each line is one Write to Options.DestWriter.
 //
+// EncoderConfigOptions and the options of JSONEncoder and ConsoleEncoder
+// are controller-runtime's func(*zapcore.EncoderConfig) values: they set
+// the keys and the time, level and name encoders (EncoderConfigOption
+// says which fields are read), without this package importing
+// go.uber.org/zap. ZapOpts are accepted and not applied.
+//
 // Not here: zap's sampling in production (every line is written), zap's
-// Encoder, NewEncoder, EncoderConfigOptions, ZapOpts and RawZapOpts (they
-// take go.uber.org/zap types), and caller annotations.
+// Encoder, NewEncoder and RawZapOpts (they take go.uber.org/zap types),
+// and caller annotations.
 package zap

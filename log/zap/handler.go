@@ -21,7 +21,8 @@ type config struct {
 	stack   LevelEnabler
 	time    TimeEncoder
 	console bool
-	verbose bool // Development: objects in full
+	verbose bool     // Development: objects in full
+	enc     encoding // keys and encoders from the EncoderConfigOptions
 
 	mu  sync.Mutex   // console: guards buf and each write to out
 	buf bytes.Buffer // console: the fields, as the inner JSON handler wrote them
@@ -62,15 +63,15 @@ func (c *config) replace(groups []string, a slog.Attr) slog.Attr {
 	if len(groups) == 0 {
 		switch v := a.Value; {
 		case a.Key == slog.TimeKey && v.Kind() == slog.KindTime && v.Time().Location() == tsZone:
-			return slog.Attr{Key: "ts", Value: c.time(v.Time().In(time.Local))}
+			return keyed(c.enc.timeKey, c.time(v.Time().In(time.Local)))
 		case a.Key == slog.LevelKey && v.Kind() == slog.KindAny:
 			if l, ok := v.Any().(slog.Level); ok {
 				if c.console {
 					return slog.Attr{}
 				}
-				return slog.String(slog.LevelKey, fromSlog(l).String())
+				return keyed(c.enc.levelKey, c.levelValue(fromSlog(l), false))
 			}
-		case a.Key == slog.MessageKey && c.console && v.Kind() == slog.KindString && v.String() == msgMark:
+		case a.Key == slog.MessageKey && v.Kind() == slog.KindString && v.String() == msgMark:
 			return slog.Attr{}
 		}
 	}
@@ -80,6 +81,35 @@ func (c *config) replace(groups []string, a slog.Attr) slog.Attr {
 		}
 	}
 	return a
+}
+
+// keyed is the attribute key: v, or nothing when key is empty (zap leaves
+// out a part whose key is empty).
+func keyed(key string, v slog.Value) slog.Attr {
+	if key == "" {
+		return slog.Attr{}
+	}
+	return slog.Attr{Key: key, Value: v}
+}
+
+// levelValue renders l: EncodeLevel's, else zap's lower-case name (JSON)
+// or upper-case name (console).
+func (c *config) levelValue(l LevelValue, console bool) slog.Value {
+	switch {
+	case c.enc.level != nil:
+		return c.enc.level(l)
+	case console:
+		return slog.StringValue(l.capitalString())
+	}
+	return slog.StringValue(l.String())
+}
+
+// nameValue renders a logger name through EncodeName.
+func (c *config) nameValue(name string) string {
+	if c.enc.name != nil {
+		return c.enc.name(name)
+	}
+	return name
 }
 
 // Enabled asks Options.Level.
@@ -108,18 +138,25 @@ func (h *handler) Handle(ctx context.Context, r slog.Record) error {
 		t = t.In(tsZone)
 	}
 	msg := r.Message
+	renamed := !h.c.console && h.c.enc.msgKey != slog.MessageKey
+	if h.c.console || renamed {
+		msg = msgMark
+	}
 	if h.c.console {
-		msg, t = msgMark, time.Time{}
+		t = time.Time{}
 	}
 	out := slog.NewRecord(t, r.Level, msg, r.PC)
+	if renamed && h.c.enc.msgKey != "" {
+		out.AddAttrs(slog.String(h.c.enc.msgKey, r.Message))
+	}
 	var name string
 	r.Attrs(func(a slog.Attr) bool {
 		switch {
 		case a.Key == "logger" && name == "" && a.Value.Kind() == slog.KindString:
 			// logr's slog sink joins names with "/", zapr with ".".
-			name = strings.ReplaceAll(a.Value.String(), "/", ".")
-			if !h.c.console {
-				out.AddAttrs(slog.String("logger", name))
+			name = h.c.nameValue(strings.ReplaceAll(a.Value.String(), "/", "."))
+			if !h.c.console && h.c.enc.nameKey != "" {
+				out.AddAttrs(slog.String(h.c.enc.nameKey, name))
 			}
 		case a.Key == "err" && level >= ErrorLevel && isError(a.Value):
 			out.AddAttrs(slog.Attr{Key: "error", Value: a.Value})
@@ -129,10 +166,10 @@ func (h *handler) Handle(ctx context.Context, r slog.Record) error {
 		return true
 	})
 	var stack string
-	if h.c.stack.Enabled(level) {
+	if h.c.stack.Enabled(level) && h.c.enc.stackKey != "" {
 		stack = stacktrace(r.PC)
 		if !h.c.console {
-			out.AddAttrs(slog.String("stacktrace", stack))
+			out.AddAttrs(slog.String(h.c.enc.stackKey, stack))
 		}
 	}
 	if !h.c.console {
@@ -146,18 +183,21 @@ func (h *handler) Handle(ctx context.Context, r slog.Record) error {
 		return err
 	}
 	fields := bytes.TrimSuffix(h.c.buf.Bytes(), []byte("\n"))
+	var cols []string
+	if !r.Time.IsZero() && h.c.enc.timeKey != "" {
+		cols = append(cols, consoleValue(h.c.time(r.Time)))
+	}
+	if h.c.enc.levelKey != "" {
+		cols = append(cols, consoleValue(h.c.levelValue(level, true)))
+	}
+	if name != "" && h.c.enc.nameKey != "" {
+		cols = append(cols, name)
+	}
+	if r.Message != "" && h.c.enc.msgKey != "" {
+		cols = append(cols, r.Message)
+	}
 	var line bytes.Buffer
-	if !r.Time.IsZero() {
-		line.WriteString(consoleValue(h.c.time(r.Time)))
-		line.WriteByte('\t')
-	}
-	line.WriteString(level.capitalString())
-	for _, col := range []string{name, r.Message} {
-		if col != "" {
-			line.WriteByte('\t')
-			line.WriteString(col)
-		}
-	}
+	line.WriteString(strings.Join(cols, "\t"))
 	if string(fields) != "{}" {
 		line.WriteByte('\t')
 		line.Write(fields)

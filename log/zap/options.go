@@ -36,9 +36,19 @@ type Options struct {
 	// field; nil means WarnLevel in development and ErrorLevel otherwise.
 	StacktraceLevel LevelEnabler
 	// TimeEncoder renders the "ts" field; nil means RFC3339TimeEncoder.
+	// An EncodeTime set by EncoderConfigOptions wins.
 	TimeEncoder TimeEncoder
+	// EncoderConfigOptions change zap's encoder configuration: the keys
+	// and the time, level and name encoders (see EncoderConfigOption).
+	// They run in order, before the options given to JSONEncoder or
+	// ConsoleEncoder.
+	EncoderConfigOptions []EncoderConfigOption
+	// ZapOpts are go.uber.org/zap Options (zap.AddCaller(), ...): accepted,
+	// not applied (see ZapOption).
+	ZapOpts []ZapOption
 
-	encoder string // encoderJSON, encoderConsole, or "": by Development
+	encoder     string                // encoderJSON, encoderConsole, or "": by Development
+	encoderOpts []EncoderConfigOption // given to JSONEncoder or ConsoleEncoder
 }
 
 // Opts changes Options, for New.
@@ -73,16 +83,18 @@ func StacktraceLevel(level LevelEnabler) Opts {
 }
 
 // JSONEncoder makes New write one JSON object a line, whatever
-// Development says.
-func JSONEncoder() Opts {
-	return func(o *Options) { o.encoder = encoderJSON }
+// Development says. opts change the encoder's configuration after
+// Options.EncoderConfigOptions (see EncoderConfigOption).
+func JSONEncoder(opts ...EncoderConfigOption) Opts {
+	return func(o *Options) { o.encoder, o.encoderOpts = encoderJSON, opts }
 }
 
 // ConsoleEncoder makes New write zap's console lines (timestamp, level,
 // logger name, message and the fields as JSON, separated by tabs),
-// whatever Development says.
-func ConsoleEncoder() Opts {
-	return func(o *Options) { o.encoder = encoderConsole }
+// whatever Development says. opts are as for JSONEncoder: a
+// zapcore.CapitalColorLevelEncoder colours the level, for example.
+func ConsoleEncoder(opts ...EncoderConfigOption) Opts {
+	return func(o *Options) { o.encoder, o.encoderOpts = encoderConsole, opts }
 }
 
 // New returns a logr.Logger configured by opts, applied in order on the
@@ -118,6 +130,11 @@ func NewHandler(opts ...Opts) slog.Handler {
 	}
 	if c.time == nil {
 		c.time = RFC3339TimeEncoder
+	}
+	c.enc = defaultEncoding()
+	c.enc.apply(append(append([]EncoderConfigOption(nil), o.EncoderConfigOptions...), o.encoderOpts...))
+	if c.enc.time != nil {
+		c.time = c.enc.time
 	}
 	c.console = o.encoder == encoderConsole || (o.encoder == "" && o.Development)
 	return newHandler(c)
