@@ -85,8 +85,15 @@
 //   - /metrics serves the manager's own registry: Go and process
 //     collectors, rest_client_requests_total and
 //     rest_client_request_duration_seconds measured on the manager's
-//     transport, leader_election_master_status, the controllers' and
-//     workqueues' metrics, and whatever is registered on Metrics(); and
+//     transport, rest_client_rate_limiter_duration_seconds{host} (the
+//     waits for the rest.Config's RateLimiter, when it has one),
+//     leader_election_master_status and leader_election_slowpath_total,
+//     certwatcher_read_certificate_total and ..._errors_total (the reads
+//     of every certwatcher.CertWatcher added with Add), the controllers',
+//     workqueues' and webhooks' metrics (controller_runtime_conversion_webhook_panics_total
+//     included), and whatever is registered on Metrics(); histograms are
+//     classic unless Metrics.NativeHistogramBucketFactor makes them native
+//     too; and
 //     with them the process-wide metrics.Registry (controller-runtime's
 //     global registry, where ported init()s register their collectors).
 //     A family on both is served once, from the manager's registry.

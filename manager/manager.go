@@ -20,6 +20,7 @@ import (
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
 	"github.com/kubeloop/kubeloop/controller"
+	imetrics "github.com/kubeloop/kubeloop/internal/metrics"
 	"github.com/kubeloop/kubeloop/manager/healthz"
 	"github.com/kubeloop/kubeloop/sharding"
 	"github.com/kubeloop/kubeloop/webhook"
@@ -101,7 +102,7 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 	// Every request of the manager goes through one instrumented config
 	// and one HTTP client (one connection pool).
 	m.cfg = rest.CopyConfig(cfg)
-	m.cfg.Wrap(newRESTMetrics(m.registry).wrap)
+	newRESTMetrics(m.Metrics()).instrument(m.cfg) // metrics.go
 	hc, err := rest.HTTPClientFor(m.cfg)
 	if err != nil {
 		return nil, fmt.Errorf("manager: http client: %w", err)
@@ -252,8 +253,12 @@ func (m *Manager) GetEventRecorder(name string) events.EventRecorder {
 }
 
 // Metrics returns the registerer of the manager's own registry, served at
-// /metrics. Register your collectors here.
-func (m *Manager) Metrics() prometheus.Registerer { return m.registry }
+// /metrics. Register your collectors here. With
+// MetricsOptions.NativeHistogramBucketFactor, the library's histograms
+// built for it are native histograms too.
+func (m *Manager) Metrics() prometheus.Registerer {
+	return imetrics.WithNativeHistograms(m.registry, m.opts.Metrics.NativeHistogramBucketFactor)
+}
 
 // MetricsRegistry returns the manager's registry, to gather from it (in
 // tests, for example) or to serve it yourself.

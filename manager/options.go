@@ -194,6 +194,24 @@ type MetricsOptions struct {
 	// least, HTTP/1.1 only, the certificate) are set. Nil: none. Requires
 	// SecureServing.
 	TLSOpts []func(*tls.Config)
+
+	// NativeHistogramBucketFactor, above 1, makes the library's histograms
+	// native histograms too, with controller-runtime's settings: each
+	// bucket at most this factor wider than the one before
+	// (controller-runtime uses 1.1), at most 100 buckets, reset at most
+	// once an hour. Their classic buckets stay as they are, so a scraper
+	// that does not negotiate native histograms (Prometheus without
+	// scrape_native_histograms, or the text format) sees no change. It
+	// covers controller_runtime_reconcile_time_seconds,
+	// controller_runtime_webhook_latency_seconds,
+	// rest_client_request_duration_seconds and
+	// rest_client_rate_limiter_duration_seconds (of the controllers and
+	// webhook servers that take the manager's registerer); workqueue_*
+	// histograms stay classic (the queue counts into fixed buckets
+	// itself), and so do collectors you register yourself. Zero: classic
+	// buckets only, as before. Values in (0, 1] and negative ones are
+	// rejected.
+	NativeHistogramBucketFactor float64
 }
 
 // defaulted returns a copy of o with every zero field set. It is the
@@ -250,6 +268,9 @@ func (o Options) validate() error {
 	}
 	if err := o.Controller.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if f := o.Metrics.NativeHistogramBucketFactor; f != 0 && !(f > 1) {
+		errs = append(errs, fmt.Errorf("Metrics.NativeHistogramBucketFactor %v must be 0 (classic buckets only) or greater than 1", f))
 	}
 	if !o.Metrics.SecureServing && (o.Metrics.CertDir != "" || len(o.Metrics.TLSOpts) > 0) {
 		errs = append(errs, errors.New("Metrics.CertDir and Metrics.TLSOpts need Metrics.SecureServing"))

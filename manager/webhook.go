@@ -20,7 +20,7 @@ func (m *Manager) GetWebhookServer() *webhook.Server {
 	m.webhookMu.Lock()
 	defer m.webhookMu.Unlock()
 	if m.webhookServer == nil {
-		srv := webhook.NewServer(webhook.Options{Metrics: m.registry, Logger: m.webhookLogger()})
+		srv := webhook.NewServer(webhook.Options{Metrics: m.Metrics(), Logger: m.webhookLogger()})
 		if err := m.addWebhookServerLocked(srv); err != nil {
 			m.logger.Error(err, "cannot add the default webhook server")
 			return nil
@@ -39,7 +39,7 @@ func (m *Manager) webhookLogger() logr.Logger { return m.logger.WithName("webhoo
 // GetWebhookServer returns it and registering on it works: it is not run
 // and not in readiness. m.webhookMu is held.
 func (m *Manager) addWebhookServerLocked(srv *webhook.Server) error {
-	if err := srv.UseDefaults(m.registry, m.webhookLogger()); err != nil {
+	if err := srv.UseDefaults(m.Metrics(), m.webhookLogger()); err != nil {
 		return fmt.Errorf("manager: webhook server: %w", err)
 	}
 	if srv.Disabled() {

@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 
+	imetrics "github.com/kubeloop/kubeloop/internal/metrics"
 	"github.com/kubeloop/kubeloop/webhook/internal/serving"
 )
 
@@ -34,11 +35,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "controller_runtime_webhook_requests_total",
 			Help: "Total number of admission and conversion requests by HTTP status code.",
 		}, []string{"webhook", "code"})),
-		latency: register(reg, &errs, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		latency: register(reg, &errs, prometheus.NewHistogramVec(imetrics.HistogramOpts(reg, prometheus.HistogramOpts{
 			Name:    "controller_runtime_webhook_latency_seconds",
 			Help:    "Histogram of the latency of processing webhook requests.",
 			Buckets: prometheus.DefBuckets,
-		}, []string{"webhook"})),
+		}), []string{"webhook"})),
 		inFlight: register(reg, &errs, prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "controller_runtime_webhook_requests_in_flight",
 			Help: "Current number of webhook requests being served.",

@@ -65,12 +65,12 @@ func NewController(reg prometheus.Registerer, controller string) (*Controller, e
 		"Total number of reconciliation panics per controller", "controller")
 	timeouts := counterVec("controller_runtime_reconcile_timeouts_total",
 		"Total number of reconciliation timeouts per controller", "controller")
-	timeVec, err := register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+	timeVec, err := register(reg, prometheus.NewHistogramVec(HistogramOpts(reg, prometheus.HistogramOpts{
 		Name: "controller_runtime_reconcile_time_seconds",
 		Help: "Length of time per reconciliation per controller",
 		Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
 			1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60},
-	}, []string{"controller"}))
+	}), []string{"controller"}))
 	errs = append(errs, err)
 	maxConc := gaugeVec("controller_runtime_max_concurrent_reconciles",
 		"Maximum number of concurrent reconciles per controller")

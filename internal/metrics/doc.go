@@ -14,4 +14,10 @@
 //     and what they expose is what vectors updated on every change would.
 //   - A nil registerer gives working but unexported collectors, so callers
 //     need no nil checks.
+//   - Histograms have classic buckets only, unless the registerer was
+//     marked by WithNativeHistograms: then the histograms built through
+//     HistogramOpts (here, in the webhook server and in the manager) are
+//     native histograms too, with controller-runtime's settings. The
+//     workqueue_* histograms stay classic: the queue counts into fixed
+//     buckets itself.
 package metrics
