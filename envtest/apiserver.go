@@ -41,7 +41,7 @@ func (e *Environment) writeAPIServerFiles() error {
 func (e *Environment) apiServerArgs(port int) []string {
 	authz := e.Authorization
 	if authz == "" {
-		authz = "AlwaysAllow"
+		authz = "RBAC"
 	}
 	url := "https://127.0.0.1:" + itoa(port)
 	args := []string{

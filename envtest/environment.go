@@ -111,10 +111,11 @@ type Environment struct {
 	// way Start keeps the last lines of each for its errors.
 	AttachControlPlaneOutput bool
 
-	// Authorization is the API server's authorization mode: "" or
-	// "AlwaysAllow" lets every authenticated user do anything; "RBAC"
-	// enforces roles, for least-privilege tests (the admin config stays in
-	// system:masters).
+	// Authorization is the API server's authorization mode: "" or "RBAC"
+	// enforces roles, as controller-runtime's envtest does (the admin
+	// config Start returns is in system:masters, so only users from
+	// AddUser are limited); "AlwaysAllow" lets every authenticated user do
+	// anything.
 	Authorization string
 	// APIServerFlags are added to kube-apiserver's command line, after the
 	// Environment's own and ControlPlane's (a later flag wins).

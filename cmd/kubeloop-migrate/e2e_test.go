@@ -117,6 +117,7 @@ var fixtures = []fixture{
 			"example.com/patterns/conversion/v2",
 			"example.com/patterns/customwebhook",
 			"example.com/patterns/envtestassets",
+			"example.com/patterns/envtestusers",
 			"example.com/patterns/fakebuilder",
 			"example.com/patterns/fakecluster",
 			"example.com/patterns/interceptorfake",

@@ -44,6 +44,7 @@ func rewriteFile(fset *token.FileSet, name string, file *ast.File, src []byte, p
 	before := uses(file)
 
 	r.rewriteWebhooks()
+	r.rewriteEnvtest()
 	r.rewriteRecorders()
 	r.rewriteFields()
 	r.rewriteSetLogger()

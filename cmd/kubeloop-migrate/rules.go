@@ -53,6 +53,7 @@ const (
 	kindWebhook  = "webhook"
 	kindLogger   = "logger"
 	kindScheme   = "scheme"
+	kindEnvtest  = "envtest"
 
 	kindInterceptor = "interceptor callback"
 )
@@ -210,9 +211,6 @@ var fields = map[string]map[string]fieldRule{
 	crModule + "/pkg/webhook.Options": {
 		"WebhookMux":   {note: "not offered: register handlers with server.Register"},
 		"ClientCAName": {note: "not offered: check client certificates in TLSOpts"},
-	},
-	crModule + "/pkg/envtest.Environment": {
-		"CRDs": {note: "kubeloop's Environment.CRDs are []*unstructured.Unstructured (envtest.ReadCRDs)"},
 	},
 }
 

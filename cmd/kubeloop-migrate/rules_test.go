@@ -233,7 +233,6 @@ func TestKubeloopRequirements(t *testing.T) {
 func TestNotesNameWhatKubeloopLacks(t *testing.T) {
 	// Names kubeloop has with another shape, so the note stays.
 	differs := map[string]bool{
-		kl("envtest") + ".Environment.CRDs":      true,                                                 // []*unstructured.Unstructured
 		kl("manager") + ".Options.LeaseDuration": true, kl("manager") + ".Options.RenewDeadline": true, // time.Duration, not a pointer
 		kl("manager") + ".Options.RetryPeriod": true, kl("manager") + ".Options.GracefulShutdownTimeout": true,
 	}

@@ -252,6 +252,42 @@ func f(o *logzap.Options) {
 			kinds: map[string]int{kindLogger: 1},
 		},
 		{
+			name: "envtest: typed CRDs are wrapped with CRDsOf, AddUser(user, base) becomes AddAuthenticatedUser",
+			give: `package x
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+func crds() []*apiextensionsv1.CustomResourceDefinition { return nil }
+
+var env = &envtest.Environment{CRDs: crds(), CRDInstallOptions: envtest.CRDInstallOptions{CRDs: crds()}}
+
+func f() {
+	u, _ := env.AddUser(envtest.User{Name: "no-access"}, nil)
+	_ = u.Config()
+}
+`,
+			want: `package x
+
+import (
+	"github.com/kubeloop/kubeloop/envtest"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+func crds() []*apiextensionsv1.CustomResourceDefinition { return nil }
+
+var env = &envtest.Environment{CRDs: envtest.CRDsOf(crds()), CRDInstallOptions: envtest.CRDInstallOptions{CRDs: envtest.CRDsOf(crds())}}
+
+func f() {
+	u, _ := env.AddAuthenticatedUser(envtest.User{Name: "no-access"}, nil)
+	_ = u.Config()
+}
+`,
+			kinds: map[string]int{kindEnvtest: 3},
+		},
+		{
 			name: "zapcore is not touched in a file without controller-runtime's zap",
 			give: `package x
 
