@@ -38,6 +38,9 @@ type CertWatcher struct {
 	// metricsSet records WithMetrics, which UseDefaultMetrics does not
 	// override.
 	metricsSet bool
+	// reads and readErrors count every ReadCertificate since New (New's
+	// included), so that Metrics attached later count them too.
+	reads, readErrors uint64
 }
 
 // New returns a watcher of the PEM files certPath and keyPath, with the
@@ -118,10 +121,14 @@ func (cw *CertWatcher) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, e
 // callback. On error the current pair stays.
 func (cw *CertWatcher) ReadCertificate() error {
 	changed, cert, err := cw.read()
-	cw.mu.RLock()
-	hook, callback, log, m := cw.readHook, cw.callback, cw.log, cw.metrics
-	cw.mu.RUnlock()
-	m.observe(err)
+	cw.mu.Lock()
+	cw.reads++
+	if err != nil {
+		cw.readErrors++
+	}
+	cw.metrics.observe(err)
+	hook, callback, log := cw.readHook, cw.callback, cw.log
+	cw.mu.Unlock()
 	if hook != nil {
 		hook(err)
 	}

@@ -26,12 +26,13 @@
 //     served until the files form a valid pair again.
 //   - The callback (RegisterCallback) is called with each new pair, once
 //     per change, never while a lock is held.
-//   - Every ReadCertificate (Start's included) is counted in
+//   - Every read (New's, Start's and every ReadCertificate) is counted in
 //     certwatcher_read_certificate_total, and a failed one in
-//     certwatcher_read_certificate_errors_total, once the watcher has
-//     Metrics: WithMetrics(NewMetrics(reg)), or the manager's registry when
-//     it is added to a manager (mgr.Add(w)), which serves both at 0 from
-//     its start.
+//     certwatcher_read_certificate_errors_total, on the registry of the
+//     watcher's Metrics: WithMetrics(NewMetrics(reg)), or the manager's
+//     when it is added to a manager (mgr.Add(w)), which serves both at 0
+//     from its start. Reads made before the Metrics were attached are
+//     added when they are.
 //   - Start blocks until its context ends and then returns nil; it starts
 //     no goroutine. NeedLeaderElection is false, so a manager runs it on
 //     every replica.
@@ -43,7 +44,6 @@
 // certwatcher_read_certificate_total and
 // certwatcher_read_certificate_errors_total are counted on the registry of
 // the manager the watcher is added to (or on the one NewMetrics and
-// WithMetrics name), not on a process-wide one, and from then on: the read
-// New makes is not counted; WithLogger sets the logger (the zero value logs
-// through log/slog's default handler).
+// WithMetrics name), not on a process-wide one; WithLogger sets the logger
+// (the zero value logs through log/slog's default handler).
 package certwatcher

@@ -68,25 +68,39 @@ func (m *Metrics) observe(err error) {
 	}
 }
 
-// WithMetrics makes cw count every ReadCertificate from now on in m (nil
-// stops counting); reads before, such as New's, are not counted. It
-// returns cw, so it chains after New. A watcher given to a manager
-// (mgr.Add(cw)) without WithMetrics counts in the manager's registry
-// (UseDefaultMetrics).
+// WithMetrics makes cw count its reads in m: the ones made so far, New's
+// included (as controller-runtime counts them), at once, and every
+// ReadCertificate from now on. Nil stops counting. It returns cw, so it
+// chains after New. A watcher given to a manager (mgr.Add(cw)) without
+// WithMetrics counts in the manager's registry (UseDefaultMetrics).
 func (cw *CertWatcher) WithMetrics(m *Metrics) *CertWatcher {
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
-	cw.metrics, cw.metricsSet = m, true
+	cw.attachLocked(m)
+	cw.metricsSet = true
 	return cw
 }
 
-// UseDefaultMetrics makes cw count in m unless WithMetrics was called:
-// what a manager calls, with the counters of its registry, when the
-// watcher is added to it.
+// UseDefaultMetrics makes cw count in m, as WithMetrics does, unless
+// WithMetrics was called: what a manager calls, with the counters of its
+// registry, when the watcher is added to it.
 func (cw *CertWatcher) UseDefaultMetrics(m *Metrics) {
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
 	if !cw.metricsSet {
-		cw.metrics = m
+		cw.attachLocked(m)
+	}
+}
+
+// attachLocked makes m cw's counters, adding the reads made so far unless
+// m already has them. cw.mu is held.
+func (cw *CertWatcher) attachLocked(m *Metrics) {
+	if m == cw.metrics {
+		return
+	}
+	cw.metrics = m
+	if m != nil {
+		m.reads.Add(float64(cw.reads))
+		m.errors.Add(float64(cw.readErrors))
 	}
 }

@@ -52,11 +52,14 @@ func TestMetricsCountReads(t *testing.T) {
 	cw, err := certwatcher.New(paths(dir))
 	require.NoError(t, err)
 	cw.WithMetrics(m).WithLogger(quiet)
+	assert.Equal(t, 1.0, counters(t, reg)["certwatcher_read_certificate_total"], "New's read, counted when the metrics are attached")
+	cw.WithMetrics(m)
+	assert.Equal(t, 1.0, counters(t, reg)["certwatcher_read_certificate_total"], "attaching the same metrics again adds nothing")
 	require.NoError(t, cw.ReadCertificate())
 	certPath, _ := paths(dir)
 	require.NoError(t, os.Remove(certPath))
 	require.Error(t, cw.ReadCertificate())
-	assert.Equal(t, map[string]float64{"certwatcher_read_certificate_total": 2, "certwatcher_read_certificate_errors_total": 1}, counters(t, reg))
+	assert.Equal(t, map[string]float64{"certwatcher_read_certificate_total": 3, "certwatcher_read_certificate_errors_total": 1}, counters(t, reg))
 
 	other := t.TempDir()
 	newPair(t, 2).write(t, other)
@@ -66,15 +69,15 @@ func TestMetricsCountReads(t *testing.T) {
 	require.NoError(t, err, "the registered counters are reused")
 	cw2.UseDefaultMetrics(m2)
 	require.NoError(t, cw2.ReadCertificate())
-	assert.Equal(t, 3.0, counters(t, reg)["certwatcher_read_certificate_total"], "one pair per registry")
+	assert.Equal(t, 5.0, counters(t, reg)["certwatcher_read_certificate_total"], "one pair per registry: cw2's New and ReadCertificate")
 
 	cw.UseDefaultMetrics(nil) // does not undo WithMetrics
 	require.Error(t, cw.ReadCertificate())
-	assert.Equal(t, map[string]float64{"certwatcher_read_certificate_total": 4, "certwatcher_read_certificate_errors_total": 2}, counters(t, reg))
+	assert.Equal(t, map[string]float64{"certwatcher_read_certificate_total": 6, "certwatcher_read_certificate_errors_total": 2}, counters(t, reg))
 
 	cw.WithMetrics(nil)
 	require.Error(t, cw.ReadCertificate())
-	assert.Equal(t, 4.0, counters(t, reg)["certwatcher_read_certificate_total"], "WithMetrics(nil) stops counting")
+	assert.Equal(t, 6.0, counters(t, reg)["certwatcher_read_certificate_total"], "WithMetrics(nil) stops counting")
 }
 
 func TestNewMetricsConflict(t *testing.T) {
