@@ -54,6 +54,13 @@
 //     cache is a client.SharedReader) returns the cached object itself,
 //     the cheapest read there is. Objects keep their resourceVersion and
 //     carry their apiVersion and kind.
+//   - Options.DetectMutations (or KUBELOOP_CACHE_MUTATION_DETECTOR=true,
+//     or client-go's KUBE_CACHE_MUTATION_DETECTOR=true) finds a caller
+//     that wrote into an object it shares with the cache: each stored
+//     object is deep-copied and compared with its copy when it is replaced
+//     or deleted and every second; a change panics (or goes to
+//     OnMutation) naming the kind, the object and the first changed field.
+//     For tests and debugging: it doubles the cache's memory.
 //   - metadata.managedFields is stripped before storing (ByObject
 //     KeepManagedFields keeps it), and namespaces, label keys and values,
 //     annotation keys and owner references are shared between objects, as

@@ -101,7 +101,8 @@ func newEntry(key kindKey, mapping *meta.RESTMapping, kc kindConfig, f listWatch
 		if err != nil {
 			return nil, fmt.Errorf("cache: list-watch of %s: %w", kinds.String(key.gvk), err)
 		}
-		e.group.Add(nc.namespace, lw, example, informer.Options{Resync: nc.resync, Transform: transform(nc.transform), Prober: prober}, kc.streamingList)
+		e.group.Add(nc.namespace, lw, example, informer.Options{Resync: nc.resync, Transform: transform(nc.transform), Prober: prober,
+			DetectMutations: kc.detectMutations, OnMutation: kc.onMutation}, kc.streamingList)
 	}
 	return e, nil
 }

@@ -16,6 +16,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	toolscache "k8s.io/client-go/tools/cache"
 
+	"github.com/kubeloop/kubeloop/cache/internal/store"
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
 	"github.com/kubeloop/kubeloop/internal/kinds"
@@ -98,6 +99,21 @@ type Options struct {
 	// logs it at info level, counts it (LazyInformerStarts) and waits
 	// for the informer to sync.
 	ReaderFailOnMissingInformer bool
+
+	// DetectMutations switches on the mutation detector, for tests and
+	// debugging: every object the cache stores is deep-copied, and an
+	// object found changed since it was stored (a caller wrote into an
+	// object from an event handler, GetShared or a read with
+	// UnsafeDisableDeepCopy, memory the cache shares) fails loudly, naming
+	// the kind, the object and the first changed field. The check runs when
+	// the object is replaced or deleted and every second. It doubles the
+	// cache's memory and costs a deep copy per change. False means off,
+	// unless the environment variable KUBELOOP_CACHE_MUTATION_DETECTOR (or
+	// client-go's KUBE_CACHE_MUTATION_DETECTOR) is "true".
+	DetectMutations bool
+	// OnMutation gets what the mutation detector found. Nil means panic,
+	// as client-go's detector does.
+	OnMutation func(error)
 }
 
 // InitialList is how informers load their initial objects.
@@ -178,6 +194,8 @@ type kindConfig struct {
 	disableDeepCopy   bool
 	resync            time.Duration
 	streamingList     bool
+	detectMutations   bool
+	onMutation        func(error)
 }
 
 // defaulted returns opts with every nil default filled in. It is the one
@@ -195,6 +213,9 @@ func (opts Options) defaulted() Options {
 	// client-go logs request and response bodies, Secrets included, at
 	// V(8) through this logger; they never reach it.
 	opts.Logger = logfilter.WithoutBodies(opts.Logger)
+	if !opts.DetectMutations {
+		opts.DetectMutations = store.MutationDetectorFromEnv()
+	}
 	return opts
 }
 
@@ -238,7 +259,9 @@ func configFor(o Options, byGVK map[schema.GroupVersionKind]ByObject, gvk schema
 		field:      o.DefaultFieldSelector,
 		transform:  o.DefaultTransform,
 
-		streamingList: o.InitialList == InitialListStreaming,
+		streamingList:   o.InitialList == InitialListStreaming,
+		detectMutations: o.DetectMutations,
+		onMutation:      o.OnMutation,
 	}
 	if o.DefaultUnsafeDisableDeepCopy != nil {
 		kc.disableDeepCopy = *o.DefaultUnsafeDisableDeepCopy

@@ -69,6 +69,15 @@ type Options struct {
 	// streaming list when its WatchListClient gate allows; false: the
 	// informer's own reflector, with a LIST.
 	StreamingList bool
+	// DetectMutations switches the store's mutation detector on
+	// (store.DetectMutations): every object stored is copied and compared
+	// with its copy when it leaves the store and every MutationPeriod.
+	DetectMutations bool
+	// OnMutation gets what the detector found; nil: panic.
+	OnMutation func(error)
+	// MutationPeriod is the interval of the detector's full checks; zero:
+	// one second, as client-go's.
+	MutationPeriod time.Duration
 
 	// shareStore, if set, lets the list-watch's decoder read the store
 	// while the informer runs (see storeSharer).
@@ -86,6 +95,9 @@ func New(lw toolscache.ListerWatcher, example runtime.Object, o Options) *Inform
 			synced: make(chan struct{}), closed: make(chan struct{})},
 		example: example,
 		opts:    o,
+	}
+	if o.DetectMutations {
+		s.feed.store.DetectMutations(o.OnMutation)
 	}
 	s.gate = backoff.NewGate(o.Backoff, o.Prober, s.feed.progress.rv.Load)
 	s.lw = backoff.Wrap(lw, s.gate)
@@ -108,6 +120,9 @@ func (s *Informer) RunWithContext(ctx context.Context) {
 	defer s.feed.Close()
 	if s.opts.shareStore != nil {
 		defer s.opts.shareStore(s.feed.store.Get)()
+	}
+	if s.opts.DetectMutations {
+		defer s.checkMutations(ctx)()
 	}
 	listAndWatch := newReflector(s.lw, s.probe, s.feed, s.example, s.opts).listAndWatch
 	logger := klog.FromContext(ctx)
@@ -134,6 +149,32 @@ func (s *Informer) RunWithContext(ctx context.Context) {
 		}
 		s.gate.Ended(ctx, err)
 	}
+}
+
+// checkMutations checks the store for mutations every MutationPeriod
+// until ctx ends or the returned func is called; the func waits for the
+// checking goroutine.
+func (s *Informer) checkMutations(ctx context.Context) (stop func()) {
+	period := s.opts.MutationPeriod
+	if period <= 0 {
+		period = time.Second
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				_ = s.feed.store.CheckMutations() // reported to OnMutation
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // Failures returns how many list or watch attempts in a row have failed.

@@ -69,6 +69,7 @@ type Store struct {
 	indices  map[string]map[string]map[Key]struct{} // index -> value -> keys
 	recent   [recentSize]recent                     // the last objects Put, newest at recentAt-1
 	recentAt int
+	detect   *detector // nil unless DetectMutations (mutation.go)
 }
 
 // A controller reads the object an event brought in as soon as its worker
@@ -153,6 +154,10 @@ func (s *Store) Put(k Key, obj any) error {
 		old = s.object(oldP)
 	} else {
 		s.count++
+		oldP = nil
+	}
+	if s.detect != nil {
+		s.detect.stored(s, k, p, oldP, obj)
 	}
 	return s.updateIndices(k, old, obj)
 }
@@ -179,6 +184,9 @@ func (s *Store) Delete(k Key) error {
 		delete(s.byNS, k.Namespace)
 	}
 	s.count--
+	if s.detect != nil {
+		s.detect.left(s, oldP)
+	}
 	return s.updateIndices(k, s.object(oldP), nil)
 }
 
