@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kubeloop/kubeloop/certwatcher"
 )
 
@@ -39,4 +41,38 @@ func Example() {
 	// Output:
 	// serving 42
 	// Start returned <nil>
+}
+
+// Counting reads under controller-runtime's names on a registry of one's
+// own; a manager does this with its registry for a watcher given to
+// mgr.Add.
+func ExampleCertWatcher_WithMetrics() {
+	dir, _ := os.MkdirTemp("", "certwatcher-metrics")
+	defer os.RemoveAll(dir)
+	p, _ := makePair(7)
+	_ = os.WriteFile(filepath.Join(dir, "tls.crt"), p.cert, 0o600)
+	_ = os.WriteFile(filepath.Join(dir, "tls.key"), p.key, 0o600)
+
+	reg := prometheus.NewRegistry()
+	m, err := certwatcher.NewMetrics(reg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	w, err := certwatcher.New(filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	w.WithMetrics(m) // New's read is counted now
+	_ = os.Remove(filepath.Join(dir, "tls.key"))
+	_ = w.ReadCertificate() // fails: counted as a read and an error
+
+	mfs, _ := reg.Gather()
+	for _, mf := range mfs {
+		fmt.Println(mf.GetName(), mf.GetMetric()[0].GetCounter().GetValue())
+	}
+	// Output:
+	// certwatcher_read_certificate_errors_total 1
+	// certwatcher_read_certificate_total 2
 }
