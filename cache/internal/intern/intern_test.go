@@ -603,19 +603,40 @@ func helmConfigMap(i int) *corev1.ConfigMap {
 	return cm
 }
 
-// TestSlotsFollowFromHeader checks slots against the walk over Pods of
-// several shapes.
-func TestSlotsFollowFromHeader(t *testing.T) {
+// TestHeaderDecidesSlots checks that the walk over Pods of one header
+// visits the same number of slots whatever else they hold, and that Pods
+// of other headers differ: a template made from one Pod fits every Pod of
+// its header.
+func TestHeaderDecidesSlots(t *testing.T) {
 	in := New()
-	for _, p := range []*corev1.Pod{{}, replica("web", 1), func() *corev1.Pod {
+	count := func(p *corev1.Pod) int {
+		w := &podWalk{s: &in.share, mode: keying}
+		w.run(p)
+		return w.slot
+	}
+	bigger := func() *corev1.Pod {
 		p := replica("web", 2)
 		p.Spec.InitContainers = p.Spec.Containers
 		p.Spec.Volumes = append(p.Spec.Volumes, p.Spec.Volumes...)
 		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{Resources: &corev1.ResourceRequirements{}})
 		return p
-	}()} {
-		w := &podWalk{s: &in.share, mode: keying}
-		w.run(p)
-		assert.Equal(t, slots(header(p)), w.slot)
+	}
+	stripped := func(p *corev1.Pod) *corev1.Pod {
+		q := &corev1.Pod{}
+		q.Spec.InitContainers = make([]corev1.Container, len(p.Spec.InitContainers))
+		q.Spec.Containers = make([]corev1.Container, len(p.Spec.Containers))
+		q.Spec.Volumes = make([]corev1.Volume, len(p.Spec.Volumes))
+		q.Status.ContainerStatuses = make([]corev1.ContainerStatus, len(p.Status.ContainerStatuses))
+		return q
+	}
+	seen := map[int][4]int{}
+	for _, p := range []*corev1.Pod{{}, replica("web", 1), bigger()} {
+		n := count(p)
+		require.Equal(t, header(p), header(stripped(p)))
+		assert.Equal(t, n, count(stripped(p)), "a Pod of the same header without any field set")
+		if hdr, dup := seen[n]; dup {
+			t.Errorf("headers %v and %v both have %d slots", hdr, header(p), n)
+		}
+		seen[n] = header(p)
 	}
 }
