@@ -344,7 +344,7 @@ func (c *InformerCache) entryForRead(ctx context.Context, key kindKey) (*entry, 
 	c.mu.Unlock()
 	switch {
 	case state == notStarted:
-		return nil, ErrCacheNotStarted
+		return nil, &ErrCacheNotStarted{}
 	case state == stopped:
 		return nil, ErrCacheStopped
 	case e == nil && c.opts.ReaderFailOnMissingInformer:
@@ -712,5 +712,5 @@ func (c *InformerCache) Sizes() []KindSize {
 // notCachedError says that strict mode refused a read of k.
 func notCachedError(k kindKey) error {
 	return fmt.Errorf("%w: no %s informer for the kind and ReaderFailOnMissingInformer is set; "+
-		"call GetInformer for it before reading", ErrResourceNotCached, k.shape)
+		"call GetInformer for it before reading", ErrResourceNotCached{GVK: k.gvk}, k.shape)
 }

@@ -49,7 +49,7 @@ func ExampleErrCacheNotStarted() {
 		return
 	}
 	err = c.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: "web"}, &corev1.ConfigMap{})
-	fmt.Println(errors.Is(err, cache.ErrCacheNotStarted))
+	fmt.Println(errors.Is(err, &cache.ErrCacheNotStarted{}))
 	fmt.Println(err)
 	// Output:
 	// true

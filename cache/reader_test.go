@@ -364,12 +364,15 @@ func TestStrictMode(t *testing.T) {
 	key := client.ObjectKey{Namespace: ns, Name: "cm-0"}
 
 	err := c.Get(ctx, key, &corev1.ConfigMap{})
-	require.ErrorIs(t, err, cache.ErrResourceNotCached)
+	require.ErrorIs(t, err, cache.ErrResourceNotCached{})
 	assert.ErrorContains(t, err, "get v1, Kind=ConfigMap "+ns+"/cm-0: ")
+	var notCached cache.ErrResourceNotCached
+	require.ErrorAs(t, err, &notCached)
+	assert.Equal(t, "ConfigMap", notCached.GVK.Kind)
 	err = c.List(ctx, &corev1.ConfigMapList{})
-	require.ErrorIs(t, err, cache.ErrResourceNotCached)
+	require.ErrorIs(t, err, cache.ErrResourceNotCached{})
 	_, err = client.GetShared[*corev1.ConfigMap](ctx, c, key)
-	require.ErrorIs(t, err, cache.ErrResourceNotCached)
+	require.ErrorIs(t, err, cache.ErrResourceNotCached{})
 	assert.ErrorContains(t, err, "get v1, Kind=ConfigMap "+ns+"/cm-0: ")
 
 	_, err = c.GetInformer(ctx, &corev1.ConfigMap{})
@@ -384,7 +387,9 @@ func TestReadBeforeStart(t *testing.T) {
 	c, err := cache.New(cfg, cache.Options{})
 	require.NoError(t, err)
 	err = c.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: "x"}, &corev1.ConfigMap{})
-	assert.True(t, errors.Is(err, cache.ErrCacheNotStarted), "got %v", err)
+	assert.True(t, errors.Is(err, &cache.ErrCacheNotStarted{}), "got %v", err)
+	var notStarted *cache.ErrCacheNotStarted
+	assert.True(t, errors.As(err, &notStarted), "errors.As finds the type")
 }
 
 // deepCopy asks a Get for a deep copy explicitly.
