@@ -77,7 +77,7 @@ func (s *Stored) lookup(gvk schema.GroupVersionKind, namespace []byte) *Lookup {
 		return nil
 	}
 	// The string shares the frame's bytes, which outlive the call: the
-	// map lookup does not keep it.
+	// map lookup does not keep it (TestFrameStringsAreNotKept).
 	ns := unsafe.String(unsafe.SliceData(namespace), len(namespace))
 	lookup := (*m)[storedKey{gvk, ns}]
 	if lookup == nil {
@@ -90,7 +90,7 @@ func (s *Stored) lookup(gvk schema.GroupVersionKind, namespace []byte) *Lookup {
 // namespace/name that lookup finds, or nil.
 func storedMeta(lookup *Lookup, namespace, name []byte) *metav1.ObjectMeta {
 	// The strings share the frame's bytes, which outlive the call: the
-	// store's Get does not keep them.
+	// store's Get does not keep them (TestFrameStringsAreNotKept).
 	obj, ok := (*lookup)(unsafe.String(unsafe.SliceData(namespace), len(namespace)), unsafe.String(unsafe.SliceData(name), len(name)))
 	if !ok {
 		return nil

@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/kubeloop/kubeloop/cache/internal/store"
 )
 
 // sameMap reports whether a and b are one map.
@@ -279,4 +281,61 @@ func TestSharedMapsEqualTheStockDecodeUnderChurn(t *testing.T) {
 	defer st.seen.mu.Unlock()
 	assert.NotEmpty(t, st.seen.cur[0], "label runs were remembered")
 	assert.NotEmpty(t, st.seen.cur[1], "annotation runs were remembered")
+}
+
+// TestFrameStringsAreNotKept is the proof that the strings lookup and
+// storedMeta make over a frame's bytes (unsafe.String, no copy) are safe:
+// neither the registrations' map nor the cache's store (store.Store.Get,
+// the Lookup informers register) keeps them. After many lookups through
+// byte slices that are then overwritten, every key the map and the store
+// hold is still what was registered and put, and the lookups by fresh
+// strings still find their objects.
+func TestFrameStringsAreNotKept(t *testing.T) {
+	gvk := corev1.SchemeGroupVersion.WithKind("ConfigMap")
+	st := store.New()
+	var names []store.Key
+	for i := range 64 {
+		k := store.Key{Namespace: fmt.Sprintf("ns-%d", i%4), Name: fmt.Sprintf("cm-%d", i)}
+		require.NoError(t, st.Put(k, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace, Name: k.Name, Labels: map[string]string{"i": fmt.Sprint(i)}}}))
+		names = append(names, k)
+	}
+	var reg Stored
+	for ns := range 4 {
+		reg.Register(gvk, fmt.Sprintf("ns-%d", ns), st.Get)
+	}
+	frame := make([]byte, 64)
+	for round := range 3 {
+		for _, k := range names {
+			ns := append(frame[:0], k.Namespace...)
+			name := append(frame[len(ns):len(ns)], k.Name...)
+			l := reg.lookup(gvk, ns)
+			require.NotNil(t, l, "registration of %s", k.Namespace)
+			meta := storedMeta(l, ns, name)
+			require.NotNil(t, meta, "%s found through the frame's bytes", k)
+			assert.Equal(t, k.Name, meta.Name)
+			for i := range frame { // the next frame overwrites the bytes
+				frame[i] = byte('a' + (i+round)%26)
+			}
+			// Had the store kept a string over the frame (in its recent
+			// entries, say), it would now read the new bytes and find an
+			// object under a name that was never put.
+			_, ok := st.Get(string(frame[:len(ns)]), string(frame[len(ns):len(ns)+len(name)]))
+			assert.False(t, ok, "nothing is found under the overwritten bytes")
+		}
+	}
+	for key := range *reg.m.Load() {
+		assert.Regexp(t, `^ns-[0-3]$`, key.namespace, "a registration's key is its own string")
+	}
+	var seen []store.Key
+	st.Each("", func(k store.Key, obj any) bool {
+		seen = append(seen, store.Key{Namespace: k.Namespace, Name: k.Name})
+		cm := obj.(*corev1.ConfigMap)
+		assert.Equal(t, k, store.Key{Namespace: cm.Namespace, Name: cm.Name}, "the store's keys are unchanged")
+		return true
+	})
+	assert.ElementsMatch(t, names, seen)
+	for _, k := range names {
+		_, ok := st.Get(k.Namespace, k.Name)
+		assert.True(t, ok, "%s", k)
+	}
 }
