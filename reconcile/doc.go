@@ -19,6 +19,10 @@
 //   - Reconciler and Func are TypedReconciler and TypedFunc of Request, the
 //     names ported controller-runtime code uses; controllers accept no
 //     other request type.
+//   - Request.Cluster is "" for the manager's own cluster; a controller
+//     that watches a fleet's clusters (package multicluster) gets Requests
+//     naming the cluster of the object, and reads and writes it through
+//     that cluster's client.
 //
 // Reconcile must be idempotent: it reads the current state, computes the
 // difference to the desired state and writes only that difference.

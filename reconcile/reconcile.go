@@ -13,14 +13,40 @@ import (
 // empty Namespace.
 type Request struct {
 	types.NamespacedName
+	// Cluster names the cluster of a fleet (multicluster) that holds the
+	// object; "" is the manager's own cluster, so single-cluster code never
+	// sets it. Requests added by the sources of a fleet's cluster carry
+	// that cluster's name.
+	Cluster string
 }
 
-// String returns "namespace/name", or "name" for a cluster-scoped object.
+// String returns "namespace/name", or "name" for a cluster-scoped object;
+// with a Cluster, "cluster/namespace/name" (the namespace may be empty:
+// "cluster//name").
 func (r Request) String() string {
+	if r.Cluster != "" {
+		return r.Cluster + "/" + r.Namespace + "/" + r.Name
+	}
 	if r.Namespace == "" {
 		return r.Name
 	}
 	return r.Namespace + "/" + r.Name
+}
+
+type clusterKey struct{}
+
+// WithCluster returns a context that names cluster: the context of a
+// fleet cluster's sources carries it, so that a handler's map function can
+// tell which cluster an event came from (ClusterFromContext).
+func WithCluster(ctx context.Context, cluster string) context.Context {
+	return context.WithValue(ctx, clusterKey{}, cluster)
+}
+
+// ClusterFromContext returns the cluster WithCluster put in ctx, or "" (the
+// manager's own cluster).
+func ClusterFromContext(ctx context.Context) string {
+	s, _ := ctx.Value(clusterKey{}).(string)
+	return s
 }
 
 // Result says whether and when the controller looks at a Request again.

@@ -40,6 +40,24 @@ func TestTerminalError(t *testing.T) {
 func TestRequestString(t *testing.T) {
 	assert.Equal(t, "ns/a", reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "a"}}.String())
 	assert.Equal(t, "node-1", reconcile.Request{NamespacedName: types.NamespacedName{Name: "node-1"}}.String())
+	assert.Equal(t, "east/ns/a", reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "a"}, Cluster: "east"}.String())
+	assert.Equal(t, "east//node-1", reconcile.Request{NamespacedName: types.NamespacedName{Name: "node-1"}, Cluster: "east"}.String())
+}
+
+func TestClusterFromContext(t *testing.T) {
+	assert.Equal(t, "", reconcile.ClusterFromContext(context.Background()), "no cluster: the manager's own")
+	assert.Equal(t, "east", reconcile.ClusterFromContext(reconcile.WithCluster(context.Background(), "east")))
+}
+
+func ExampleRequest_String() {
+	local := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "shop", Name: "web"}}
+	remote := local
+	remote.Cluster = "eu-1"
+	fmt.Println(local)
+	fmt.Println(remote)
+	// Output:
+	// shop/web
+	// eu-1/shop/web
 }
 
 func TestResult(t *testing.T) {
