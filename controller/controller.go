@@ -45,6 +45,13 @@ type Controller struct {
 	queue    *workqueue.Queue[reconcile.Request]
 	// droppers are the sources that can ask to drop Requests (watches.go).
 	droppers atomic.Pointer[[]droppingSource]
+
+	// A fleet's clusters (clusters.go): the watches to make on each, the
+	// engaged clusters (guarded by mu), and their names for the workers'
+	// lock-free check.
+	clusterWatches []ClusterWatch
+	engaged        map[string]*engagement
+	live           sync.Map // cluster name -> *engagement
 }
 
 type state int
@@ -259,6 +266,9 @@ func (c *Controller) startSources(ctx context.Context, watches []*watch) error {
 	errs := make([]error, len(watches))
 	var wg sync.WaitGroup
 	for i, w := range watches {
+		if w.cluster != "" {
+			continue // a fleet cluster's source: not waited for (clusters.go)
+		}
 		wg.Go(func() {
 			cause := fmt.Errorf("CacheSyncTimeout %s exceeded", c.cacheSyncTimeout)
 			sctx, cancel := context.WithTimeoutCause(ctx, c.cacheSyncTimeout, cause)

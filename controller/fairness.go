@@ -19,3 +19,12 @@ import "github.com/kubeloop/kubeloop/reconcile"
 // priority (until they have waited the queue's AgeAfter), whatever their
 // namespace.
 func FairByNamespace(req reconcile.Request) string { return req.Namespace }
+
+// FairByCluster is an Options.FairnessKey that makes each cluster of a
+// fleet a tenant (Request.Cluster; the manager's own cluster, "", is one
+// tenant): a cluster that floods the queue delays a quiet cluster's
+// Request by at most one Request per other cluster with Requests waiting,
+// the bound of FairByNamespace. With W workers and T clusters with
+// Requests waiting, at most W + T - 1 reconciles start between a quiet
+// cluster's Request arriving and its own reconcile starting.
+func FairByCluster(req reconcile.Request) string { return req.Cluster }

@@ -26,6 +26,9 @@ var ErrWatchNotFound = errors.New("controller: source not watched")
 // nothing it adds arrives after RemoveWatch returned.
 type watch struct {
 	src source.Source
+	// cluster is the fleet cluster the source watches; "" is the
+	// manager's own (clusters.go).
+	cluster string
 	// Guarded by the controller's mu.
 	removed bool
 	ctx     context.Context // set when started; ends on removal
@@ -78,8 +81,11 @@ func (c *Controller) startWatchLocked(ctx context.Context, w *watch) error {
 	if w.removed {
 		return nil
 	}
+	if w.cluster != "" {
+		ctx = reconcile.WithCluster(ctx, w.cluster)
+	}
 	w.ctx, w.cancel = context.WithCancel(ctx)
-	w.door = &watchQueue{Queue: c.queue, q: c.queue}
+	w.door = &watchQueue{Queue: c.queue, q: c.queue, cluster: w.cluster}
 	if err := w.src.Start(w.ctx, w.door); err != nil {
 		w.cancel()
 		return err
@@ -186,9 +192,30 @@ type watchQueue struct {
 	// (Get, Done, Len, ...) pass through.
 	handler.Queue
 	q handler.TypedPriorityQueue[reconcile.Request]
+	// cluster, when not "", is stamped on every Request added without a
+	// cluster: the watch is of that fleet cluster.
+	cluster string
 
 	mu     sync.RWMutex
 	closed bool
+}
+
+// stamp returns reqs with w's cluster set where they have none, copying
+// the slice only when something changes.
+func (w *watchQueue) stamp(reqs []reconcile.Request) []reconcile.Request {
+	var out []reconcile.Request
+	for i, r := range reqs {
+		if r.Cluster == "" {
+			if out == nil {
+				out = slices.Clone(reqs)
+			}
+			out[i].Cluster = w.cluster
+		}
+	}
+	if out == nil {
+		return reqs
+	}
+	return out
 }
 
 var _ handler.TypedPriorityQueue[reconcile.Request] = (*watchQueue)(nil)
@@ -198,6 +225,9 @@ func (w *watchQueue) AddAfter(req reconcile.Request, d time.Duration) {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	if !w.closed {
+		if w.cluster != "" && req.Cluster == "" {
+			req.Cluster = w.cluster
+		}
 		w.q.AddAfter(req, d)
 	}
 }
@@ -208,6 +238,9 @@ func (w *watchQueue) AddRateLimited(req reconcile.Request) {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	if !w.closed {
+		if w.cluster != "" && req.Cluster == "" {
+			req.Cluster = w.cluster
+		}
 		w.q.AddRateLimited(req)
 	}
 }
@@ -217,6 +250,9 @@ func (w *watchQueue) Add(req reconcile.Request) {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	if !w.closed {
+		if w.cluster != "" && req.Cluster == "" {
+			req.Cluster = w.cluster
+		}
 		w.q.Add(req)
 	}
 }
@@ -226,6 +262,9 @@ func (w *watchQueue) AddWithOpts(opts workqueue.AddOpts, reqs ...reconcile.Reque
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	if !w.closed {
+		if w.cluster != "" {
+			reqs = w.stamp(reqs)
+		}
 		w.q.AddWithOpts(opts, reqs...)
 	}
 }

@@ -36,6 +36,10 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		c.queue.Forget(req)
 		return true
 	}
+	if c.clusterGone(req) { // its fleet cluster left (clusters.go)
+		c.queue.Forget(req)
+		return true
+	}
 	c.metrics.ActiveWorkers.Inc()
 	defer c.metrics.ActiveWorkers.Dec()
 	c.reconcileHandler(ctx, req)
@@ -62,6 +66,12 @@ func (c *Controller) reconcileHandler(ctx context.Context, req reconcile.Request
 			c.queue.Forget(req)
 			c.metrics.TerminalErrors.Inc()
 			log.Error(err, "Reconciler error; terminal, not retried")
+			return
+		}
+		if c.clusterGone(req) {
+			// The cluster left during the reconcile: nothing to retry.
+			c.queue.Forget(req)
+			log.V(1).Info("Reconcile failed after its cluster left; dropped", "error", err.Error())
 			return
 		}
 		if c.dropsRequests() {
