@@ -35,7 +35,7 @@ func newReconcileContext(ctx context.Context, log logr.Logger, kind string, req 
 	rc := &reconcileContext{Context: ctx}
 	rc.logger = log
 	if parent := log.GetSink(); parent != nil { // not logr.Discard()
-		rc.sink = requestSink{parent: parent, kind: kind, namespace: req.Namespace, name: req.Name, id: &rc.id}
+		rc.sink = requestSink{parent: parent, kind: kind, cluster: req.Cluster, namespace: req.Namespace, name: req.Name, id: &rc.id}
 		rc.logger = log.WithSink(&rc.sink)
 	}
 	if logrContextKey == nil {

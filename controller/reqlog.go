@@ -21,6 +21,7 @@ import (
 type requestSink struct {
 	parent          logr.LogSink
 	kind            string // For's kind ("" when unknown): the key of the object reference
+	cluster         string // Request.Cluster: a fleet cluster's name, "" for the manager's own
 	namespace, name string
 	id              *reconcileID
 
@@ -55,11 +56,17 @@ func requestLogger(log logr.Logger, kind, namespace, name string, id *reconcileI
 // "namespace"}, namespace left out when empty) under the reconciled kind's
 // name ("Widget"), or under "object" when the kind is not known (a
 // controller built by hand, as controller-runtime's controller.New does),
-// then namespace, name and reconcileID.
+// then namespace, name and reconcileID. A Request of a fleet cluster
+// (Request.Cluster) adds "cluster" before reconcileID, as
+// multicluster-runtime's logger has it; the manager's own cluster adds
+// nothing.
 func (s *requestSink) values() []any {
 	key := "object"
 	if s.kind != "" {
 		key = s.kind
+	}
+	if s.cluster != "" {
+		return []any{key, klog.KRef(s.namespace, s.name), "namespace", s.namespace, "name", s.name, "cluster", s.cluster, "reconcileID", s.id.value()}
 	}
 	return []any{key, klog.KRef(s.namespace, s.name), "namespace", s.namespace, "name", s.name, "reconcileID", s.id.value()}
 }

@@ -158,6 +158,15 @@ func TestReconcileLoggerKeys(t *testing.T) {
 			"namespace": "", "name": "team-a",
 		},
 	}, {
+		name:     "a fleet cluster's Request",
+		kind:     schema.GroupKind{Group: "example.com", Kind: "Gizmo"},
+		req:      reconcile.Request{Cluster: "east", NamespacedName: types.NamespacedName{Namespace: "default", Name: "web"}},
+		wantCtrl: map[string]any{"controller": "test", "controllerGroup": "example.com", "controllerKind": "Gizmo"},
+		wantRequest: map[string]any{
+			"Gizmo":     map[string]any{"name": "web", "namespace": "default"},
+			"namespace": "default", "name": "web", "cluster": "east",
+		},
+	}, {
 		name:     "by hand, no kind",
 		req:      webReq,
 		wantCtrl: map[string]any{"controller": "test"},

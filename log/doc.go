@@ -19,8 +19,10 @@
 // klog.ObjectRef (its namespace left out for a cluster-scoped object); the
 // group of a core kind is "". A controller made by hand without a kind
 // logs controller, "object": {"name", "namespace"}, namespace, name and
-// reconcileID, as controller-runtime's controller.New does. The
-// controller's own lines (starting, stopping) carry the first three keys.
+// reconcileID, as controller-runtime's controller.New does. A Request of
+// a fleet cluster (reconcile.Request.Cluster) adds "cluster" before
+// reconcileID. The controller's own lines (starting, stopping) carry the
+// first three keys.
 //
 // There is no SetLogger. A program chooses its logger in two places, both
 // ordinary Go: manager.Options.Logger (the manager's, its controllers',
