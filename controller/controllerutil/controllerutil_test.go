@@ -69,7 +69,7 @@ func TestOwnerValidation(t *testing.T) {
 	}{
 		{name: "cross namespace", owner: deploy("a", "o", "u"), object: &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "b", Name: "x"}}, wantErr: "cross-namespace"},
 		{name: "namespaced owner of cluster-scoped", owner: deploy("a", "o", "u"), object: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, wantErr: "must not have a namespace-scoped owner"},
-		{name: "owner without UID", owner: deploy("a", "o", ""), object: &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "x"}}, wantErr: "has no UID"},
+		{name: "owner without UID, as controller-runtime allows", owner: deploy("a", "o", ""), object: &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "x"}}},
 		{name: "cluster-scoped owner of namespaced", owner: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "a", UID: "u"}}, object: &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "x"}}},
 	}
 	for _, tt := range tests {

@@ -130,7 +130,7 @@ func HasOwnerReference(refs []metav1.OwnerReference, obj client.Object, scheme *
 }
 
 // ownerRef builds the reference to owner after checking that owner may own
-// object.
+// object (the namespaces; the UID is copied, even when empty).
 func ownerRef(owner, object metav1.Object, scheme *runtime.Scheme) (metav1.OwnerReference, error) {
 	ro, ok := owner.(runtime.Object)
 	if !ok {
@@ -149,9 +149,10 @@ func ownerRef(owner, object metav1.Object, scheme *runtime.Scheme) (metav1.Owner
 	if err != nil {
 		return metav1.OwnerReference{}, fmt.Errorf("controllerutil: owner %s: %w", key(owner), err)
 	}
-	if owner.GetUID() == "" {
-		return metav1.OwnerReference{}, fmt.Errorf("controllerutil: owner %s %s has no UID; read or create it first", gvk.Kind, key(owner))
-	}
+	// An owner without a UID (not read or created yet) gives a reference
+	// with an empty UID, as in controller-runtime: the API server refuses
+	// to store it, naming the field, and tests that only build objects
+	// keep working.
 	return metav1.OwnerReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: owner.GetName(), UID: owner.GetUID()}, nil
 }
 
