@@ -57,9 +57,9 @@ func requestLogger(log logr.Logger, kind, namespace, name string, id *reconcileI
 // name ("Widget"), or under "object" when the kind is not known (a
 // controller built by hand, as controller-runtime's controller.New does),
 // then namespace, name and reconcileID. A Request of a fleet cluster
-// (Request.Cluster) adds "cluster" before reconcileID, as
-// multicluster-runtime's logger has it; the manager's own cluster adds
-// nothing.
+// (Request.Cluster) adds "cluster" before reconcileID (a kubeloop key:
+// neither controller-runtime nor multicluster-runtime's builder logs the
+// cluster); the manager's own cluster adds nothing.
 func (s *requestSink) values() []any {
 	key := "object"
 	if s.kind != "" {
