@@ -47,6 +47,7 @@ func rewriteFile(fset *token.FileSet, name string, file *ast.File, src []byte, p
 	r.rewriteEnvtest()
 	r.rewriteRecorders()
 	r.rewriteFields()
+	r.rewriteFieldAssignments()
 	r.rewriteSetLogger()
 	r.rewriteZapcore()
 	r.rewriteInterceptors()

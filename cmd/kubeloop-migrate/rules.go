@@ -224,7 +224,7 @@ var managerFields = map[string]fieldRule{
 	"MetricsBindAddress":         {note: "use Metrics: manager.MetricsOptions{BindAddress: ...}"},
 	"Port":                       {note: "use WebhookServer: webhook.NewServer(webhook.Options{Port: ...})"},
 	"NewClient":                  {note: "not offered: configure the client with Options.Client"},
-	"NewCache":                   {note: "not offered: configure the cache with Options.Cache"},
+	"NewCache":                   {note: "not offered: configure the cache with Options.Cache (a NewCache that sets opts.DefaultNamespaces and calls cache.New is Options.Cache.DefaultNamespaces)"},
 	"BaseContext":                {note: "not offered: Start's context is the base"},
 }
 

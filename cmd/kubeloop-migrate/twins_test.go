@@ -288,6 +288,52 @@ func f() {
 			kinds: map[string]int{kindEnvtest: 3},
 		},
 		{
+			name: "field rules apply to assignments to a variable of the type",
+			give: `package main
+
+import (
+	"time"
+
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+)
+
+func main() {
+	options := ctrl.Options{LeaderElection: true}
+	options.NewCache = func(config *rest.Config, opts cache.Options) (cache.Cache, error) { return cache.New(config, opts) }
+	d := time.Second
+	options.LeaseDuration = &d
+	other := struct{ NewCache int }{}
+	other.NewCache = 1
+	_, _ = ctrl.NewManager(nil, options)
+}
+`,
+			want: `package main
+
+import (
+	"time"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/manager"
+	"k8s.io/client-go/rest"
+)
+
+func main() {
+	options := manager.Options{LeaderElection: true}
+	// kubeloop-migrate: NewCache: not offered: configure the cache with Options.Cache (a NewCache that sets opts.DefaultNamespaces and calls cache.New is Options.Cache.DefaultNamespaces)
+	options.NewCache = func(config *rest.Config, opts cache.Options) (cache.Cache, error) { return cache.New(config, opts) }
+	d := time.Second
+	// kubeloop-migrate: LeaseDuration: ` + notePointers + `
+	options.LeaseDuration = &d
+	other := struct{ NewCache int }{}
+	other.NewCache = 1
+	_, _ = manager.New(nil, options)
+}
+`,
+			kinds: map[string]int{kindCtrl: 2},
+		},
+		{
 			name: "zapcore is not touched in a file without controller-runtime's zap",
 			give: `package x
 
