@@ -57,6 +57,11 @@ func registerCounter(reg prometheus.Registerer, c prometheus.Counter) (prometheu
 	return nil, fmt.Errorf("certwatcher: register metrics: %w", err)
 }
 
+// Observe counts one read of a key pair and its outcome (err nil: it
+// worked), for watchers other than CertWatcher that count under these
+// names (webhook.CertWatcher does). A nil m counts nothing.
+func (m *Metrics) Observe(err error) { m.observe(err) }
+
 // observe counts one read and its outcome.
 func (m *Metrics) observe(err error) {
 	if m == nil {

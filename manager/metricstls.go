@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/kubeloop/kubeloop/certwatcher"
 	"github.com/kubeloop/kubeloop/webhook"
 )
 
@@ -29,7 +30,7 @@ const selfSignedValidity = 365 * 24 * time.Hour
 // GetCertificate or Certificates (then neither is made). HTTP/2 is off (as
 // in the kubebuilder scaffold, against CVE-2023-44487) unless TLSOpts
 // turn it on.
-func (o MetricsOptions) metricsTLSConfig(log logr.Logger) (*tls.Config, error) {
+func (o MetricsOptions) metricsTLSConfig(log logr.Logger, reads *certwatcher.Metrics) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
 	for _, opt := range o.TLSOpts {
 		opt(cfg)
@@ -41,7 +42,7 @@ func (o MetricsOptions) metricsTLSConfig(log logr.Logger) (*tls.Config, error) {
 		return cfg, nil
 	}
 	if o.CertDir != "" {
-		w := webhook.NewCertWatcher(filepath.Join(o.CertDir, o.CertName), filepath.Join(o.CertDir, o.KeyName), log)
+		w := webhook.NewCertWatcher(filepath.Join(o.CertDir, o.CertName), filepath.Join(o.CertDir, o.KeyName), log).WithMetrics(reads)
 		if err := w.Load(); err != nil {
 			return nil, fmt.Errorf("manager: metrics server certificate: %w", err)
 		}

@@ -159,3 +159,29 @@ func TestNativeHistogramsOptIn(t *testing.T) {
 		assert.ErrorContains(t, err, "Metrics.NativeHistogramBucketFactor", "factor %v", bad)
 	}
 }
+
+// TestMetricsServerCertificateReadsCounted: the HTTPS metrics server's own
+// certificate watcher (Metrics.CertDir) counts its reads in the manager's
+// certwatcher_read_certificate_total, as controller-runtime's metrics
+// server's certwatcher does.
+func TestMetricsServerCertificateReadsCounted(t *testing.T) {
+	ca := newTestCA(t)
+	dir := t.TempDir()
+	ca.writePair(t, dir, "tls.crt", "tls.key", 7)
+	mgr := newManager(t, restConfig, manager.Options{Metrics: manager.MetricsOptions{BindAddress: "127.0.0.1:0", SecureServing: true, CertDir: dir}})
+	r := start(mgr)
+	defer func() { assert.NoError(t, r.stop(t)) }()
+	waitClosed(t, mgr.Elected(), 30*time.Second, "started")
+	code, _ := httpsGet(t, "https://"+mgr.MetricsAddr().String()+"/metrics", "", ca.pool)
+	require.Equal(t, http.StatusOK, code)
+	mfs, err := mgr.MetricsRegistry().Gather()
+	require.NoError(t, err)
+	values := map[string]float64{}
+	for _, mf := range mfs {
+		if strings.HasPrefix(mf.GetName(), "certwatcher_") {
+			values[mf.GetName()] = mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	assert.GreaterOrEqual(t, values["certwatcher_read_certificate_total"], 1.0, "the server's reads of CertDir")
+	assert.Equal(t, 0.0, values["certwatcher_read_certificate_errors_total"])
+}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/kubeloop/kubeloop/certwatcher"
 )
 
 // server is one of the manager's HTTP servers (metrics, probes, pprof).
@@ -111,7 +113,8 @@ func (m *Manager) startServers() error {
 	}
 	if m.opts.Metrics.SecureServing {
 		specs[0].tls = func() (*tls.Config, error) {
-			return m.opts.Metrics.metricsTLSConfig(m.logger.WithName("metrics"))
+			reads, _ := certwatcher.NewMetrics(m.registry) // newRegistry's counters (metrics.go)
+			return m.opts.Metrics.metricsTLSConfig(m.logger.WithName("metrics"), reads)
 		}
 	}
 	var servers []*server

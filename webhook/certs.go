@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"github.com/kubeloop/kubeloop/certwatcher"
 )
 
 // CertCheckInterval is how often, at most, a CertWatcher reads its files
@@ -29,6 +31,7 @@ type CertWatcher struct {
 
 	mu        sync.Mutex
 	log       logr.Logger
+	metrics   *certwatcher.Metrics // nil: reads not counted
 	cert      *tls.Certificate
 	certPEM   []byte
 	keyPEM    []byte
@@ -43,6 +46,18 @@ func NewCertWatcher(certPath, keyPath string, log logr.Logger) *CertWatcher {
 		log = logr.Discard()
 	}
 	return &CertWatcher{certPath: certPath, keyPath: keyPath, log: log}
+}
+
+// WithMetrics makes c count every read of its files (Load's, and
+// GetCertificate's at most once a CertCheckInterval) in m, controller-runtime's
+// certwatcher_read_certificate_total and ..._errors_total; nil stops
+// counting. A Server counts its watcher's reads on its metrics registerer.
+// It returns c.
+func (c *CertWatcher) WithMetrics(m *certwatcher.Metrics) *CertWatcher {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.metrics = m
+	return c
 }
 
 // setLogger replaces the logger (a Server adopting its manager's).
@@ -78,6 +93,12 @@ func (c *CertWatcher) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, er
 }
 
 func (c *CertWatcher) reloadLocked(now time.Time) error {
+	err := c.readLocked(now)
+	c.metrics.Observe(err)
+	return err
+}
+
+func (c *CertWatcher) readLocked(now time.Time) error {
 	c.lastCheck = now
 	certPEM, err := os.ReadFile(c.certPath)
 	if err != nil {

@@ -49,7 +49,10 @@
 //     controller_runtime_webhook_panics_total{webhook}; webhook is the path.
 //     A panic in a conversion function (conversion.Webhook) is also counted
 //     in controller-runtime's controller_runtime_conversion_webhook_panics_total
-//     (no labels, served at 0 from the start).
+//     (no labels, served at 0 from the start). The reads of CertDir's pair
+//     are counted in certwatcher_read_certificate_total and
+//     ..._errors_total (CertWatcher.WithMetrics), as controller-runtime's
+//     server's certwatcher counts them.
 //   - Start returns after the listener is closed and every request in flight
 //     has been answered (or Options.ShutdownTimeout passed).
 //   - NeedLeaderElection is false: every replica serves.

@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kubeloop/kubeloop/certwatcher"
 	imetrics "github.com/kubeloop/kubeloop/internal/metrics"
 	"github.com/kubeloop/kubeloop/webhook/internal/serving"
 )
@@ -24,6 +25,9 @@ type metrics struct {
 	// conversionPanics is controller_runtime_conversion_webhook_panics_total,
 	// controller-runtime's series without labels, 0 from the start.
 	conversionPanics prometheus.Counter
+	// certReads counts the reads of the Server's CertWatcher
+	// (certwatcher_read_certificate_total and ..._errors_total).
+	certReads *certwatcher.Metrics
 }
 
 // newMetrics registers the collectors on reg (nil: unregistered). A
@@ -53,6 +57,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		Name: "controller_runtime_conversion_webhook_panics_total",
 		Help: "Total number of conversion webhook panics",
 	}, []string{})).WithLabelValues()
+	reads, err := certwatcher.NewMetrics(reg)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("webhook: %w", err))
+	}
+	m.certReads = reads
 	return m, errors.Join(errs...)
 }
 

@@ -49,7 +49,7 @@ func NewServer(opts Options) *Server {
 	own := opts
 	opts = opts.withDefaults()
 	m, err := newMetrics(opts.Metrics)
-	return &Server{
+	s := &Server{
 		opts:       opts,
 		ownMetrics: own.Metrics != nil,
 		ownLogger:  own.Logger.GetSink() != nil,
@@ -60,6 +60,8 @@ func NewServer(opts Options) *Server {
 			filepath.Join(opts.CertDir, opts.KeyName), opts.Logger),
 		handlers: map[string]route{},
 	}
+	s.certs.WithMetrics(m.certReads)
+	return s
 }
 
 // UseDefaults gives the Server a metrics registerer and a logger for the
@@ -80,6 +82,7 @@ func (s *Server) UseDefaults(metrics prometheus.Registerer, log logr.Logger) err
 	if !s.ownMetrics && metrics != nil {
 		s.opts.Metrics = metrics
 		s.metrics, s.metricsErr = newMetrics(metrics)
+		s.certs.WithMetrics(s.metrics.certReads)
 		changed = true
 	}
 	if !s.ownLogger && log.GetSink() != nil {
