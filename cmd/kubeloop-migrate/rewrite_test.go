@@ -176,6 +176,15 @@ var w, err = client.NewWithWatch(nil, client.Options{})`,
 			notWant: []string{"kubeloop-migrate:", "controller-runtime"},
 		},
 		{
+			name: "builder methods kubeloop lacks get a note",
+			give: `package x
+import ctrl "sigs.k8s.io/controller-runtime"
+func setup(mgr ctrl.Manager, r any, l func(*ctrl.Request) any) error {
+	return ctrl.NewControllerManagedBy(mgr).Named("cron").WithLogConstructor(nil).Complete(nil)
+}`,
+			want: []string{"// kubeloop-migrate: kubeloop's builder has no WithLogConstructor: give the base logger with WithOptions(controller.Options{Logger: l})"},
+		},
+		{
 			name: "renamed functions",
 			give: `package x
 import (

@@ -233,4 +233,5 @@ var managerFields = map[string]fieldRule{
 var methodNotes = map[string]string{
 	"AnnotatedEventf":              "events.k8s.io recorders have no AnnotatedEventf: use Eventf and set annotations elsewhere",
 	"AddMetricsServerExtraHandler": "use manager.Options{Metrics: manager.MetricsOptions{ExtraHandlers: ...}}",
+	"WithLogConstructor":           "kubeloop's builder has no WithLogConstructor: give the base logger with WithOptions(controller.Options{Logger: l}); the per-reconcile keys are controller-runtime's",
 }
