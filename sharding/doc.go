@@ -25,6 +25,38 @@
 //     other replicas wait the stored duration on their own clock from
 //     when they saw the Lease last change, so clock offsets between
 //     replicas do not matter.
+//   - Fenced writes: a gated reconcile's context carries the fence of the
+//     shard's hold (client.WithFence), so its writes through the live or
+//     the manager's client fail with an error wrapping ErrLeaseLost
+//     (client.ErrLeaseLost, the same sentinel) naming the object and the
+//     shard's Lease once the hold is no longer valid by the local
+//     monotonic clock, and each admitted request is cancelled when the
+//     hold ends. A reconcile frozen mid-flight (a stopped process) that
+//     resumes after another shard took its object over therefore sends
+//     nothing. What stays possible: a request already on the wire when
+//     the hold ends may still be applied, and so may one sent by a process
+//     paused between the check and the send; LeaseDuration -
+//     RenewDeadline is the margin for both, and writes should carry a
+//     resourceVersion precondition (Update does; use
+//     client.MergeFromWithOptions(obj, client.MergeFromWithOptimisticLock{})
+//     for patches) so that a late one fails with a conflict. The sharder's
+//     patches are fenced by its own Lease.
+//   - A ring that bends: a shard that loses its Lease (an overloaded or
+//     unreachable API server) stops admitting, fences its in-flight
+//     reconciles, keeps its caches, and rejoins without Start returning:
+//     it acquires its Lease again after a random delay of up to
+//     1.2*RetryPeriod (replicas cut together do not come back in
+//     lockstep), starts its membership reader and sharder campaign again,
+//     and admits reconciles RenewDeadline after the re-acquisition. While
+//     it was out the sharder may have moved its objects to live shards
+//     without a drain; such a move must reach the API server within
+//     RenewDeadline of the read that judged the shard gone (the sharder
+//     reads the Lease again once half of that passed), so none lands while
+//     the rejoined shard reconciles, and the gate confirms each key's
+//     assignment with a live read after a rejoin, so that an object that
+//     left the shard's cache is not taken for deleted. Each rejoin is a new
+//     term with its own fence. Options.ExitOnLeaseLoss restores the exit:
+//     Start returns an error wrapping ErrLeaseLost, and the manager stops.
 //   - Partitioning: a consistent-hash ring with VirtualNodes points per
 //     live shard; the key is group/kind/namespace/name, and an object with
 //     a controller ownerReference hashes as its owner, so children land on
@@ -53,8 +85,10 @@
 //     the same time.
 //   - Observability: kubeloop_sharding_* metrics (shards alive, objects per
 //     shard, moves, drain latency, sweep duration, lease held, sharder
-//     leading), the readiness check "shard", logs with the keys "ring" and
-//     "shard".
+//     leading, shard lease losses, rejoins and the time from a loss to
+//     admitting again), the readiness check "shard" (failing while the
+//     Lease is not held), logs with the keys "ring", "shard" and, around
+//     a loss, "term".
 //
 // What it needs: a webhook server certificate (the manager's webhook
 // server), RBAC to get, list, create, update and delete Leases in

@@ -25,6 +25,15 @@ import (
 //     that comes while the shard is still acquiring its first Lease waits
 //     for it up to RetryPeriod before that). inner's
 //     context ends when the Lease is lost, released or about to lapse;
+//   - inner's context is fenced by the shard's hold of this term
+//     (client.WithFence): every write through the live client, the
+//     manager's client included, with that context or one derived from
+//     it is refused with an error wrapping ErrLeaseLost once the hold is
+//     no longer valid by the local monotonic clock, even if the
+//     reconcile did not notice its context end (a stopped process), and
+//     each admitted request is bounded by the time the hold remains. A
+//     later term, after a rejoin, does not lift the fence of a reconcile
+//     admitted in an earlier one. The handover's patch is fenced too;
 //   - a request for an object that carries this ring's drain label is not
 //     passed to inner: the gate acknowledges the drain by removing the
 //     shard and drain labels (only if the object is still this shard's),
@@ -33,7 +42,13 @@ import (
 //     the drain was requested has finished by then;
 //   - the NotFound that follows a handover (the object left this shard's
 //     cache) is not passed to inner either, so that inner does not take a
-//     move for a deletion.
+//     move for a deletion;
+//   - after a rejoin (the shard lost its Lease and holds it again), the
+//     first request of each key is confirmed with a live metadata read:
+//     an object the sharder moved to another shard while this one was out
+//     is dropped whether the cache still holds it or answers NotFound (a
+//     move, not a deletion), a draining one is handed over, a deleted one
+//     is passed on only once the cache says NotFound too.
 //
 // It fails when obj's kind is not one of Options.Objects. It is
 // idempotent: given a reconciler it returned for the same kind, it
