@@ -128,6 +128,7 @@ var fixtures = []fixture{
 			"example.com/patterns/requeue",
 			"example.com/patterns/stagingdeps",
 			"example.com/patterns/typed",
+			"example.com/patterns/watchnamespaces",
 			"example.com/patterns/zapencoder",
 			"example.com/patterns/zaplog",
 		},

@@ -334,6 +334,61 @@ func main() {
 			kinds: map[string]int{kindCtrl: 2},
 		},
 		{
+			name: "the NewCache idiom for some namespaces becomes the manager's cache options",
+			give: `package main
+
+import (
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+)
+
+func main() {
+	namespaceMap := map[string]cache.Config{"a": {}}
+	options := ctrl.Options{LeaderElection: true}
+	if len(namespaceMap) > 0 {
+		options.NewCache = func(config *rest.Config, opts cache.Options) (cache.Cache, error) {
+			opts.DefaultNamespaces = namespaceMap
+			return cache.New(config, opts)
+		}
+	}
+	other := ctrl.Options{NewCache: func(cfg *rest.Config, o cache.Options) (cache.Cache, error) {
+		o.DefaultNamespaces = namespaceMap
+		return cache.New(cfg, o)
+	}}
+	kept := ctrl.Options{NewCache: func(cfg *rest.Config, o cache.Options) (cache.Cache, error) {
+		o.DefaultNamespaces = map[string]cache.Config{cfg.Host: {}}
+		return cache.New(cfg, o)
+	}}
+	_, _, _ = options, other, kept
+}
+`,
+			want: `package main
+
+import (
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/manager"
+	"k8s.io/client-go/rest"
+)
+
+func main() {
+	namespaceMap := map[string]cache.Config{"a": {}}
+	options := manager.Options{LeaderElection: true}
+	if len(namespaceMap) > 0 {
+		options.Cache.DefaultNamespaces = namespaceMap
+	}
+	other := manager.Options{Cache: cache.Options{DefaultNamespaces: namespaceMap}}
+	// kubeloop-migrate: NewCache: not offered: configure the cache with Options.Cache (a NewCache that sets opts.DefaultNamespaces and calls cache.New is Options.Cache.DefaultNamespaces)
+	kept := manager.Options{NewCache: func(cfg *rest.Config, o cache.Options) (cache.Cache, error) {
+		o.DefaultNamespaces = map[string]cache.Config{cfg.Host: {}}
+		return cache.New(cfg, o)
+	}}
+	_, _, _ = options, other, kept
+}
+`,
+			kinds: map[string]int{kindField: 2},
+		},
+		{
 			name: "zapcore is not touched in a file without controller-runtime's zap",
 			give: `package x
 
