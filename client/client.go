@@ -133,6 +133,7 @@ func newLive(cfg *rest.Config, opts Options) (*liveClient, error) {
 			return nil, fmt.Errorf("client: %w", err)
 		}
 	}
+	c.httpClient = tracedHTTPClient(c.httpClient) // trace.go: spans for requests under a traced context
 	if c.metadata, err = metadata.NewForConfigAndClient(cfg, c.httpClient); err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/kubeloop/kubeloop/controller/source"
 	"github.com/kubeloop/kubeloop/internal/metrics"
 	"github.com/kubeloop/kubeloop/reconcile"
+	"github.com/kubeloop/kubeloop/trace"
 	"github.com/kubeloop/kubeloop/workqueue"
 )
 
@@ -34,6 +35,8 @@ type Controller struct {
 	metrics            *metrics.Controller
 	queueMetrics       workqueue.StatsProvider
 	fairnessKey        func(reconcile.Request) string
+	tracer             trace.Tracer // nil: not traced (trace.go)
+	links              *linkTable   // the queued Requests' events; nil when not traced
 
 	mu      sync.Mutex
 	state   state
@@ -80,6 +83,9 @@ func New(name string, mgr Manager, opts Options) (*Controller, error) {
 	if opts.Metrics == nil {
 		opts.Metrics = mgr.Metrics()
 	}
+	if tp, ok := mgr.(TracerProvider); ok && opts.Tracer == nil {
+		opts.Tracer = tp.GetTracer()
+	}
 	c, err := NewUnmanaged(name, opts)
 	if err != nil {
 		return nil, err
@@ -115,6 +121,10 @@ func NewUnmanaged(name string, opts Options) (*Controller, error) {
 		kind:               opts.ForKind.Kind,
 		metrics:            cm,
 		fairnessKey:        opts.FairnessKey,
+		tracer:             opts.Tracer,
+	}
+	if c.tracer != nil {
+		c.links = newLinkTable()
 	}
 	if opts.Metrics != nil {
 		qm, err := metrics.NewWorkqueue(opts.Metrics, name)
@@ -203,6 +213,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	run := c.runs
 	c.startCtx = ctx
 	c.queue = c.newQueue()
+	c.links.reset() // the new queue is empty: so are its events (trace.go)
 	watches := slices.Clone(c.watches)
 	c.mu.Unlock()
 

@@ -18,6 +18,7 @@ import (
 	"github.com/kubeloop/kubeloop/internal/logfilter"
 	"github.com/kubeloop/kubeloop/log"
 	"github.com/kubeloop/kubeloop/reconcile"
+	"github.com/kubeloop/kubeloop/trace"
 	"github.com/kubeloop/kubeloop/workqueue"
 )
 
@@ -117,6 +118,15 @@ type TypedOptions[request comparable] struct {
 	// queue's lock: it must be cheap and must not block. Nil means one
 	// group: first in, first out within each priority.
 	FairnessKey func(request) string
+
+	// Tracer traces the controller: a span for each reconcile, linked to
+	// the watch events that led to it, and in it a child span for each
+	// request the reconciler's client sends to the API server (see
+	// package trace). Nil means the manager's (manager.Options.Tracer, see
+	// TracerProvider) with New and controller/builder, and no tracing
+	// otherwise; then tracing costs the controller one nil check per event
+	// and per reconcile.
+	Tracer trace.Tracer
 
 	// SkipNameValidation lets the manager run this controller beside
 	// another of the same name (it rejects a second controller of a name

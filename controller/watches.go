@@ -86,7 +86,7 @@ func (c *Controller) startWatchLocked(ctx context.Context, w *watch) error {
 	}
 	w.ctx, w.cancel = context.WithCancel(ctx)
 	w.door = &watchQueue{Queue: c.queue, q: c.queue, cluster: w.cluster}
-	if err := w.src.Start(w.ctx, w.door); err != nil {
+	if err := w.src.Start(w.ctx, c.traceDoor(w.door)); err != nil {
 		w.cancel()
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/reconcile"
+	"github.com/kubeloop/kubeloop/trace"
 	"github.com/kubeloop/kubeloop/workqueue"
 )
 
@@ -29,6 +30,7 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		return false
 	}
 	defer c.queue.Done(req)
+	links := c.takeLinks(req) // the events that led to req, when traced (trace.go)
 	if ctx.Err() != nil {
 		return false // stopping: start no new reconcile
 	}
@@ -42,17 +44,25 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	}
 	c.metrics.ActiveWorkers.Inc()
 	defer c.metrics.ActiveWorkers.Dec()
-	c.reconcileHandler(ctx, req)
+	c.reconcileHandler(ctx, req, links)
 	return true
 }
 
-// reconcileHandler reconciles req and acts on the outcome.
-func (c *Controller) reconcileHandler(ctx context.Context, req reconcile.Request) {
+// reconcileHandler reconciles req and acts on the outcome. links are the
+// events that led to req when the controller is traced (trace.go).
+func (c *Controller) reconcileHandler(ctx context.Context, req reconcile.Request, links *eventLinks) {
 	rctx, log := newReconcileContext(ctx, c.log, c.kind, req)
+	var span trace.Span
+	if c.tracer != nil {
+		rctx, span = c.startReconcileSpan(rctx, req, links)
+	}
 
 	start := time.Now()
 	res, err := c.reconcile(rctx, req)
 	c.metrics.ReconcileTime.Observe(time.Since(start).Seconds())
+	if span != nil {
+		endReconcileSpan(span, res, err)
+	}
 
 	var prio int
 	if res.Priority != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/kubeloop/kubeloop/internal/logfilter"
 	"github.com/kubeloop/kubeloop/log"
 	"github.com/kubeloop/kubeloop/sharding"
+	"github.com/kubeloop/kubeloop/trace"
 	"github.com/kubeloop/kubeloop/webhook"
 )
 
@@ -59,6 +60,14 @@ type Options struct {
 	// Zero: controller.Options' defaults. Negative counts and durations
 	// are rejected.
 	Controller config.Controller
+
+	// Tracer traces every controller of the manager whose own
+	// controller.Options.Tracer is nil (see package trace and
+	// controller.TracerProvider): a span per reconcile, linked to the
+	// watch events that caused it, with the client's requests as child
+	// spans. Nil: no tracing. github.com/kubeloop/kubeloop/otel adapts an
+	// OpenTelemetry TracerProvider.
+	Tracer trace.Tracer
 
 	// Logger is the manager's logger; runnables find it in their context
 	// (logr.FromContextOrDiscard). Zero: a logger writing through

@@ -174,6 +174,9 @@ func (b *TypedBuilder[request]) Build(tr reconcile.TypedReconciler[request]) (*c
 	if opts.Metrics == nil {
 		opts.Metrics = b.mgr.Metrics()
 	}
+	if tp, ok := b.mgr.(controller.TracerProvider); ok && opts.Tracer == nil {
+		opts.Tracer = tp.GetTracer()
+	}
 	// Watch before adding to the manager, so that a failed watch (an
 	// uninstalled CRD, say) leaves no half-built controller behind.
 	ctrl, err := controller.NewUnmanaged(name, opts)

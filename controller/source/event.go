@@ -10,6 +10,7 @@ import (
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/handler"
 	"github.com/kubeloop/kubeloop/handler/predicate"
+	"github.com/kubeloop/kubeloop/trace"
 )
 
 // eventHandler adapts client-go informer callbacks to a handler.EventHandler.
@@ -21,6 +22,9 @@ type eventHandler struct {
 	handler handler.EventHandler
 	preds   []predicate.Predicate
 	kind    string
+	// traced is queue as an EventQueue when it is one (a traced
+	// controller's; trace.go), else nil.
+	traced EventQueue
 }
 
 var _ toolscache.ResourceEventHandler = (*eventHandler)(nil)
@@ -50,7 +54,13 @@ func (e *eventHandler) create(obj any, evt handler.CreateEvent) {
 			return
 		}
 	}
-	e.handler.Create(e.ctx, evt, e.queue)
+	q := e.queue
+	if e.traced != nil {
+		ev := traceEvent(trace.EventCreate, e.kind, o)
+		ev.InitialList, ev.CatchUp = evt.IsInInitialList, evt.CatchUp
+		q = e.traced.ForEvent(ev)
+	}
+	e.handler.Create(e.ctx, evt, q)
 }
 
 // Expect passes on the informer's announcement that it is about to hand
@@ -89,7 +99,13 @@ func (e *eventHandler) update(oldObj, newObj any, catchUp bool) {
 			return
 		}
 	}
-	e.handler.Update(e.ctx, evt, e.queue)
+	q := e.queue
+	if e.traced != nil {
+		ev := traceEvent(trace.EventUpdate, e.kind, n)
+		ev.CatchUp = catchUp
+		q = e.traced.ForEvent(ev)
+	}
+	e.handler.Update(e.ctx, evt, q)
 }
 
 func (e *eventHandler) OnDelete(obj any) { e.delete(obj, false) }
@@ -118,7 +134,13 @@ func (e *eventHandler) delete(obj any, catchUp bool) {
 			return
 		}
 	}
-	e.handler.Delete(e.ctx, evt, e.queue)
+	q := e.queue
+	if e.traced != nil {
+		ev := traceEvent(trace.EventDelete, e.kind, o)
+		ev.CatchUp = catchUp
+		q = e.traced.ForEvent(ev)
+	}
+	e.handler.Delete(e.ctx, evt, q)
 }
 
 // drop logs an informer object that is not a client.Object.

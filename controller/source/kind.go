@@ -195,7 +195,9 @@ func (k *KindSource) Start(ctx context.Context, q handler.Queue) error {
 // also kept for WaitForSync.
 func (k *KindSource) register(r *kindRun, inf cache.Informer, q handler.Queue) error {
 	defer close(r.ready)
-	reg, err := inf.AddEventHandler(&eventHandler{ctx: r.ctx, queue: q, handler: k.handler, preds: k.preds, kind: k.kind})
+	eh := &eventHandler{ctx: r.ctx, queue: q, handler: k.handler, preds: k.preds, kind: k.kind}
+	eh.traced, _ = q.(EventQueue) // trace.go
+	reg, err := inf.AddEventHandler(eh)
 	if err != nil {
 		r.err = fmt.Errorf("source: add event handler for %s: %w", k, err)
 		return r.err

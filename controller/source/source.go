@@ -132,6 +132,7 @@ func Channel[object any](ch <-chan handler.TypedGenericEvent[object], h handler.
 	}
 	c := &ChannelSource{err: errors.Join(errs...)}
 	c.run = func(ctx context.Context, q handler.Queue) {
+		traced, _ := q.(EventQueue) // trace.go
 		for {
 			select {
 			case <-ctx.Done():
@@ -143,7 +144,11 @@ func Channel[object any](ch <-chan handler.TypedGenericEvent[object], h handler.
 				if isNil(evt.Object) || !allowGeneric(o.preds, evt) {
 					continue
 				}
-				h.Generic(ctx, evt, q)
+				eq := q
+				if traced != nil {
+					eq = traced.ForEvent(genericEvent(evt.Object))
+				}
+				h.Generic(ctx, evt, eq)
 			}
 		}
 	}
