@@ -54,3 +54,16 @@ func ExampleNamed_klog() {
 	log.Named("setup").Info("starting manager") // written by klog to stderr
 	klog.Flush()
 }
+
+// The API server's warnings (deprecated APIs, unknown fields) logged once
+// each, as controller-runtime's test suites set them up.
+func ExampleNewKubeAPIWarningLogger() {
+	stdout := funcr.New(func(prefix, args string) { fmt.Println(prefix, args) }, funcr.Options{})
+	ctx := log.IntoContext(context.Background(), stdout.WithName("warnings"))
+
+	h := log.NewKubeAPIWarningLogger(log.KubeAPIWarningLoggerOptions{Deduplicate: true})
+	// cfg.WarningHandler = h (client-go passes each request's context)
+	h.HandleWarningHeaderWithContext(ctx, 299, "", "v1beta1 Widget is deprecated")
+	h.HandleWarningHeaderWithContext(ctx, 299, "", "v1beta1 Widget is deprecated")
+	// Output: warnings "level"=0 "msg"="v1beta1 Widget is deprecated"
+}

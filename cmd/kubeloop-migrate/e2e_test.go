@@ -113,6 +113,7 @@ var fixtures = []fixture{
 		summary: []string{"manual items: 0", "  " + kindInterceptor + " "},
 		passed: []string{
 			"example.com/patterns/admissionhandler",
+			"example.com/patterns/apiwarnings",
 			"example.com/patterns/cacheopts",
 			"example.com/patterns/conversion/v2",
 			"example.com/patterns/customwebhook",

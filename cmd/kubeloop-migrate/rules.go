@@ -155,7 +155,6 @@ var logMembers = map[string]target{
 	"Log":                  {path: kl("log"), name: "Default", call: true, kind: kindLogger},
 	"NullLogSink":          {note: "use logr.Discard()"},
 	"NewDelegatingLogSink": {note: "not needed: log.Default() follows slog.SetDefault"},
-	"KubeAPIWarningLogger": {note: "not offered: client-go logs API warnings through klog"},
 }
 
 var clientMembers = map[string]target{
