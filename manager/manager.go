@@ -71,6 +71,8 @@ type Manager struct {
 	ring *sharding.Ring // nil without Options.Sharding
 
 	crdSources *crdSources // the crd-sources readiness check, once a controller is added (sources.go)
+
+	clusters clusters // the manager's own cluster and Options.Clusters' fleet (clusters.go)
 }
 
 var _ controller.Manager = (*Manager)(nil)
@@ -134,6 +136,9 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 		return nil, err
 	}
 	if err := m.buildCacheAndClients(); err != nil {
+		return nil, err
+	}
+	if err := m.newClusters(); err != nil { // clusters.go
 		return nil, err
 	}
 	if err := m.registerCacheMetrics(); err != nil { // cachemetrics.go

@@ -18,6 +18,7 @@ import (
 	"github.com/kubeloop/kubeloop/config"
 	"github.com/kubeloop/kubeloop/internal/logfilter"
 	"github.com/kubeloop/kubeloop/log"
+	"github.com/kubeloop/kubeloop/multicluster"
 	"github.com/kubeloop/kubeloop/sharding"
 	"github.com/kubeloop/kubeloop/trace"
 	"github.com/kubeloop/kubeloop/webhook"
@@ -163,6 +164,15 @@ type Options struct {
 	// new objects, and one replica of the ring runs the sharder (see the
 	// sharding package). Zero (no Ring, no Objects): not sharded.
 	Sharding sharding.Options
+
+	// Clusters discovers a fleet of clusters that the manager's
+	// controllers watch besides its own cluster (builder.OnFleet,
+	// builder.OnClusters): each cluster it engages gets a light
+	// multicluster.Cluster (cache, client, mapper) built with Scheme and
+	// the Cache and Client options as templates, and GetCluster returns it
+	// for Request.Cluster. Providers are in multicluster/providers. Nil:
+	// no fleet; GetCluster("") still returns the manager's own cluster.
+	Clusters multicluster.Provider
 
 	// GracefulShutdownTimeout bounds the shutdown that follows the end of
 	// Start's context, a runnable error or the loss of the lease. Zero:

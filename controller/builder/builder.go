@@ -167,6 +167,9 @@ func (b *TypedBuilder[request]) Build(tr reconcile.TypedReconciler[request]) (*c
 	if err := b.shard(name, &opts); err != nil { // sharding.go
 		return nil, err
 	}
+	if opts.RateLimiter == nil && b.usesFleet() { // each cluster backs off on its own (clusters.go)
+		opts.RateLimiter = controller.PerClusterRateLimiter(nil)
+	}
 	b.defaultFromManager(&opts)
 	if opts.Logger.GetSink() == nil {
 		opts.Logger = b.mgr.GetLogger()
@@ -194,6 +197,9 @@ func (b *TypedBuilder[request]) Build(tr reconcile.TypedReconciler[request]) (*c
 	}
 	if err := b.mgr.Add(ctrl); err != nil {
 		return nil, fmt.Errorf("builder: controller %q: add to manager: %w", name, err)
+	}
+	if err := b.engageFleet(ctrl); err != nil { // clusters.go
+		return nil, err
 	}
 	return ctrl, nil
 }
@@ -235,6 +241,11 @@ func (b *TypedBuilder[request]) validate(r reconcile.Reconciler) error {
 	for _, src := range b.rawSources {
 		if isNilSource(src) {
 			errs = append(errs, errors.New("builder: WatchesRawSource was given a nil source"))
+		}
+	}
+	if b.mgr != nil && b.usesFleet() {
+		if _, ok := b.mgr.(controller.FleetManager); !ok {
+			errs = append(errs, fmt.Errorf("builder: OnFleet or OnClusters needs a manager with a fleet (manager.Options.Clusters); %T has none", b.mgr))
 		}
 	}
 	errs = append(errs, b.checkOptions(r))
@@ -306,6 +317,9 @@ func (b *TypedBuilder[request]) sources() ([]source.Source, error) {
 	c := b.mgr.GetCache()
 	scheme := b.mgr.GetScheme()
 	kind := func(in watchInput, h handler.EventHandler, reconciled bool) {
+		if !in.local() { // the fleet's clusters only (clusters.go)
+			return
+		}
 		obj, err := in.project(in.obj, scheme)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("builder: OnlyMetadata %T: %w", in.obj, err))

@@ -15,6 +15,9 @@ type options struct {
 	onlyMetadata bool
 	everyOwner   bool
 	waitForCRD   bool // crd.go
+	// clusters chooses the clusters watched (clusters.go); nil is the
+	// manager's own only.
+	clusters func(name string) bool
 }
 
 // Option configures a For, Owns or Watches call.
