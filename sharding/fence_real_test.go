@@ -178,8 +178,12 @@ func TestStoppedProcessCannotWriteAfterTakeover(t *testing.T) {
 	require.NoError(t, admin.Get(ctx, req.NamespacedName, &pt))
 	require.NoError(t, a.live.Patch(ctx, &pt, mark(sa+"-control")))
 	require.Eventually(t, func() bool {
-		ws := wt.snapshot()
-		return len(ws) > 0 && ws[len(ws)-1].by == sa+"-control"
+		for _, w := range wt.snapshot()[len(seen):] {
+			if w.by == sa+"-control" {
+				return true
+			}
+		}
+		return false
 	}, 10*time.Second, 20*time.Millisecond, "the control write lands and the witness sees it")
 
 	after := false
