@@ -248,4 +248,3 @@ func (nopTracer) StartCall(ctx context.Context, _ trace.Call) (context.Context, 
 type nopSpan struct{}
 
 func (nopSpan) End(trace.Outcome) {}
-
