@@ -67,9 +67,7 @@ func TestSecretsEngageReengageAndDisengage(t *testing.T) {
 	require.NoError(t, c.Create(ctx, broken))
 	require.NoError(t, rec.WaitNames(ctx, "one"))
 	require.NoError(t, providertest.Reach(ctx, rec.Current()["one"]), "the engaged config reaches the real control plane")
-	require.NoError(t, rec.Wait(ctx, func(*providertest.Recorder) bool {
-		return logs.Count("Secret fleet/broken", "the kubeconfig has no contexts") == 1
-	}), logs.String())
+	require.NoError(t, logs.Wait(ctx, "Secret fleet/broken", "the kubeconfig has no contexts"))
 
 	// Fixed: the broken Secret engages.
 	broken.Data[kubeconfig.DefaultDataKey] = kubeconfigOf(t, "127.0.0.1")
@@ -107,6 +105,7 @@ func TestSecretsEngageReengageAndDisengage(t *testing.T) {
 		{Op: "engage", Name: "one", Host: strings.Replace(restConfig.Host, "127.0.0.1", "localhost", 1)},
 	}, rec.Events()[:events])
 	assert.Empty(t, rec.Violations())
+	assert.Equal(t, 1, logs.Count("Secret fleet/broken", "the kubeconfig has no contexts"), "logged once, though later syncs saw it: %s", logs.String())
 	require.NoError(t, stop())
 }
 
@@ -131,11 +130,12 @@ func TestSecretsNameFromLabelAndRunEndsEngagements(t *testing.T) {
 	require.NoError(t, c.Create(ctx, wrongKey))
 
 	require.NoError(t, rec.WaitNames(ctx, "eu-1"))
-	require.NoError(t, rec.Wait(ctx, func(*providertest.Recorder) bool {
-		return logs.Count("Secret named/kc-nameless has no label fleet.example/cluster") == 1 &&
-			logs.Count(`Secret named/kc-wrong-key has no data key \"config\" (it has [kubeconfig])`) == 1
-	}), logs.String())
+	require.NoError(t, logs.Wait(ctx, "Secret named/kc-nameless has no label fleet.example/cluster"))
+	require.NoError(t, logs.Wait(ctx, `Secret named/kc-wrong-key has no data key \"config\" (it has [kubeconfig])`))
 
+	require.NoError(t, c.Create(ctx, secret(ns, "later", selected, nil)), "one more sync")
+	require.NoError(t, logs.Wait(ctx, "Secret named/later has no label"))
+	assert.Equal(t, 1, logs.Count("Secret named/kc-nameless has no label fleet.example/cluster"), "logged once: %s", logs.String())
 	require.NoError(t, stop(), "Run returns nil when its context ends")
 	require.NoError(t, rec.WaitNames(ctx), "every engagement ended with Run")
 }

@@ -1,6 +1,8 @@
 package providertest
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -8,10 +10,12 @@ import (
 	"github.com/go-logr/logr/funcr"
 )
 
-// Logs collects log lines, safe for concurrent use.
+// Logs collects log lines, safe for concurrent use. The zero value is
+// ready.
 type Logs struct {
-	mu    sync.Mutex
-	lines []string
+	mu      sync.Mutex
+	lines   []string
+	changed chan struct{} // closed and replaced on every line
 }
 
 // Logger returns a logger that appends each line to l.
@@ -20,6 +24,10 @@ func (l *Logs) Logger() logr.Logger {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		l.lines = append(l.lines, args)
+		if l.changed != nil {
+			close(l.changed)
+			l.changed = nil
+		}
 	}, funcr.Options{})
 }
 
@@ -34,6 +42,10 @@ func (l *Logs) String() string {
 func (l *Logs) Count(parts ...string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.countLocked(parts)
+}
+
+func (l *Logs) countLocked(parts []string) int {
 	n := 0
 	for _, line := range l.lines {
 		all := true
@@ -45,4 +57,26 @@ func (l *Logs) Count(parts ...string) int {
 		}
 	}
 	return n
+}
+
+// Wait blocks until some line holds every one of parts, or ctx ends; it
+// then returns an error with the lines so far.
+func (l *Logs) Wait(ctx context.Context, parts ...string) error {
+	for {
+		l.mu.Lock()
+		if l.countLocked(parts) > 0 {
+			l.mu.Unlock()
+			return nil
+		}
+		if l.changed == nil {
+			l.changed = make(chan struct{})
+		}
+		ch := l.changed
+		l.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("%w: no line with %q in:\n%s", ctx.Err(), parts, l.String())
+		}
+	}
 }
