@@ -2,7 +2,7 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -count=1 -timeout 20m
 
-.PHONY: all test tools lint vet fmt-check demo demo-sharded bench bench-real bench-sharding clean-tools
+.PHONY: all test tools lint vet fmt-check demo demo-sharded demo-fleet bench bench-real bench-sharding clean-tools
 
 all: test
 
@@ -29,6 +29,10 @@ test: tools lint
 ## demo: the example App operator against a local control plane it starts itself
 demo: tools
 	$(GO) run ./examples/app/cmd/demo $(DEMO_ARGS)
+
+## demo-fleet: one operator across 3 local control planes (a hub and two members), a cluster added and one removed while it runs
+demo-fleet: tools
+	$(GO) run ./examples/fleet/cmd/demo $(DEMO_ARGS)
 
 ## demo-sharded: 3 replicas of the sharded example operator (separate processes) against a local control plane it starts itself
 demo-sharded: tools
