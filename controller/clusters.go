@@ -101,7 +101,9 @@ func (c *Controller) HasClusterWatches() bool {
 // the cluster is disengaged (DisengageCluster). Sources of a
 // cluster are not waited for by Start: a cluster that does not sync
 // delays no other. Engaging an engaged name replaces the old engagement.
-// A cluster no watch matches is not engaged.
+// A cluster no watch matches is engaged without sources: Requests naming
+// it (from another cluster's map function) are reconciled, while Requests
+// naming a cluster the controller is not engaged with are dropped.
 func (c *Controller) EngageCluster(ctx context.Context, cl Cluster) error {
 	name := cl.Name()
 	if name == "" {

@@ -3,10 +3,12 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -204,4 +206,109 @@ func TestClusterRateLimiter(t *testing.T) {
 func TestFairByCluster(t *testing.T) {
 	assert.Equal(t, "east", FairByCluster(inCluster("east", "web")))
 	assert.Equal(t, "", FairByCluster(webReq), "the manager's own cluster is one tenant")
+}
+
+// TestFairByClusterBoundsQuietCluster: clusters flood the queue through
+// their own sources while the workers are held; a quiet cluster's one
+// Request then starts after at most workers + flooding clusters
+// reconciles (W + T - 1, T counting the quiet one), and after every flood
+// Request without fairness.
+func TestFairByClusterBoundsQuietCluster(t *testing.T) {
+	const (
+		workers    = 3
+		perCluster = 100
+	)
+	floods := []string{"a", "c", "d"}
+	tests := []struct {
+		name    string
+		give    func(reconcile.Request) string
+		wantMax int
+	}{
+		{"fair by cluster", FairByCluster, workers + len(floods)},
+		{"first in first out", nil, len(floods) * perCluster},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			started := make(chan reconcile.Request, len(floods)*perCluster+1)
+			tokens := make(chan struct{})
+			r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+				started <- req
+				select {
+				case <-tokens:
+				case <-ctx.Done():
+				}
+				return reconcile.Result{}, nil
+			})
+			c := unmanaged(t, r, Options{MaxConcurrentReconciles: workers, FairnessKey: tt.give})
+			var mu sync.Mutex
+			queues := map[string]handler.Queue{}
+			require.NoError(t, c.WatchClusters(ClusterWatch{Source: func(cl Cluster) (source.Source, error) {
+				return source.Func(func(_ context.Context, q handler.Queue) error {
+					mu.Lock()
+					queues[cl.Name()] = q
+					mu.Unlock()
+					return nil
+				}), nil
+			}}))
+			for _, n := range append([]string{"b"}, floods...) {
+				require.NoError(t, c.EngageCluster(t.Context(), namedCluster(n)))
+			}
+			stop, _ := start(c)
+			defer func() { close(tokens); assert.NoError(t, stop()) }()
+			require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(queues) == 4 }, time.Minute, time.Millisecond)
+
+			for i := range perCluster {
+				for _, n := range floods {
+					queues[n].Add(inCluster("", fmt.Sprintf("cm-%03d", i))) // the door stamps the cluster
+				}
+			}
+			for range workers {
+				assert.NotEqual(t, "b", (<-started).Cluster)
+			}
+			queues["b"].Add(inCluster("", "quiet"))
+			before := workers
+			for {
+				tokens <- struct{}{}
+				if (<-started).Cluster == "b" {
+					break
+				}
+				before++
+			}
+			t.Logf("%d reconciles started before the quiet cluster's", before)
+			assert.LessOrEqual(t, before, tt.wantMax)
+			if tt.give == nil {
+				assert.Equal(t, len(floods)*perCluster, before, "first in, first out")
+			}
+		})
+	}
+}
+
+// TestHandlersKeepTheCluster: a map function of a cluster's source sees
+// the cluster in its context; the Requests it returns get the event's
+// cluster unless they name another one.
+func TestHandlersKeepTheCluster(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := &requests{}
+		c := unmanaged(t, rec, Options{})
+		ch := make(chan handler.GenericEvent, 1)
+		mapper := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			return []reconcile.Request{
+				inCluster("", "same-"+reconcile.ClusterFromContext(ctx)),
+				inCluster("hub", "named"),
+			}
+		})
+		require.NoError(t, c.WatchClusters(ClusterWatch{Matches: func(n string) bool { return n == "east" },
+			Source: func(Cluster) (source.Source, error) { return source.Channel(ch, mapper), nil }}))
+		require.NoError(t, c.EngageCluster(t.Context(), namedCluster("east")))
+		stop, _ := start(c)
+		ch <- event("x")
+		synctest.Wait()
+		assert.Equal(t, []reconcile.Request{inCluster("east", "same-east")}, rec.seen(),
+			"a Request naming a cluster the controller is not engaged with is dropped")
+		require.NoError(t, c.EngageCluster(t.Context(), namedCluster("hub")), "engaged without a source of its own")
+		ch <- event("x")
+		synctest.Wait()
+		assert.ElementsMatch(t, []reconcile.Request{inCluster("east", "same-east"), inCluster("east", "same-east"), inCluster("hub", "named")}, rec.seen())
+		require.NoError(t, stop())
+	})
 }
