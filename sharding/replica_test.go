@@ -12,6 +12,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -72,6 +73,15 @@ func newReplica(t *testing.T, ringName, ns, shard string, inner reconcile.Reconc
 	t.Cleanup(func() { _ = p.Close() })
 	live, err := client.New(p.Config(), client.Options{FieldOwner: shard})
 	require.NoError(t, err)
+	// Resolve the kinds the Ring uses before any fault: the client's
+	// mapper discovers a group on first use, and a discovery request
+	// caught by a cut holds the mapper (and so every request of the
+	// client, the Lease renewals included) until the connection is given
+	// up.
+	warm := &metav1.PartialObjectMetadataList{}
+	warm.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PodTemplateList"))
+	require.NoError(t, live.List(context.Background(), warm, client.Limit(1)))
+	require.NoError(t, live.List(context.Background(), &coordinationv1.LeaseList{}, client.InNamespace(ns), client.Limit(1)))
 	rp := &replica{shard: shard, proxy: p, live: live, reg: prometheus.NewRegistry(), ringErr: make(chan error, 1)}
 	o := sharding.Options{
 		Ring:               ringName,
