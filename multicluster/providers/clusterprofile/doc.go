@@ -47,15 +47,20 @@
 //     under data key "Config" (read as the kubeconfig provider reads one,
 //     local credentials refused unless Options.AllowLocalCredentials).
 //
-// Not supported: the v1alpha2 API, exec plugins found through a provider
-// file at run time (load it yourself and fill Options.AccessProviders),
-// and gating on the ControlPlaneHealthy condition (a cluster that
-// flaps would be disengaged and engaged again, its queued work dropped;
-// reconcilers see the unhealthy cluster's errors instead).
+// Not supported: the v1alpha2 API, and exec plugins found through a
+// provider file at run time (load it yourself and fill
+// Options.AccessProviders).
+//
+// Health does not gate engagement unless Options.Ready says so
+// (ControlPlaneHealthy is multicluster-runtime's default gate): a cluster
+// whose health flaps would be disengaged and engaged again, its queued
+// work dropped, where without the gate its reconcilers see its errors and
+// back off.
 //
 // Guarantees:
 //   - A ClusterProfile is engaged under "<namespace>/<name>" while it
-//     exists, is not being deleted and yields a config as above; a change
+//     exists, is not being deleted, passes Options.Ready (when set) and
+//     yields a config as above; a change
 //     of what it yields (the chosen access provider's cluster entry, or
 //     the Secret's kubeconfig bytes) cancels the old engagement's context
 //     and engages it again; a change elsewhere (properties, conditions)

@@ -99,6 +99,11 @@ type Options struct {
 	// Secret the cluster manager wrote for this consumer, when no access
 	// provider matched. "" means no Secrets are read.
 	SecretConsumer string
+	// Ready gates engagement: a profile for which it returns false is not
+	// engaged (and an engaged one is disengaged). It must not modify the
+	// profile. Nil means every profile that yields a config is engaged;
+	// ControlPlaneHealthy is multicluster-runtime's default gate.
+	Ready func(profile *unstructured.Unstructured) bool
 	// AllowLocalCredentials lets a Secret's kubeconfig run exec plugins
 	// and auth providers and read local files. False rejects such a
 	// kubeconfig.
@@ -190,8 +195,9 @@ func (p *Provider) Run(ctx context.Context, s multicluster.Sink) error {
 	}
 	set := engage.NewSet(s, lg)
 	defer set.Close()
+	notReady := map[string]bool{}
 	err = engage.Watch(ctx, c, lg, objs, func(ctx context.Context) {
-		targets, err := p.targets(ctx, c)
+		targets, err := p.targets(ctx, c, lg, notReady)
 		if err != nil {
 			lg.Error(err, "list ClusterProfiles from the provider's cache")
 			return
@@ -202,6 +208,21 @@ func (p *Provider) Run(ctx context.Context, s multicluster.Sink) error {
 		return fmt.Errorf("clusterprofile provider: %w", err)
 	}
 	return nil
+}
+
+// ControlPlaneHealthy reports whether a ClusterProfile's condition
+// ControlPlaneHealthy is True: a gate for Options.Ready.
+func ControlPlaneHealthy(profile *unstructured.Unstructured) bool {
+	status, _ := profile.Object["status"].(map[string]any)
+	conditions, _ := status["conditions"].([]any)
+	for _, c := range conditions {
+		cond, _ := c.(map[string]any)
+		if t, _ := cond["type"].(string); t == "ControlPlaneHealthy" {
+			s, _ := cond["status"].(string)
+			return s == "True"
+		}
+	}
+	return false
 }
 
 // keepConfigOnly drops a Secret's data but its kubeconfig.

@@ -158,3 +158,41 @@ func TestNewValidates(t *testing.T) {
 		assert.Contains(t, err.Error(), want)
 	}
 }
+
+func TestReadyGatesEngagement(t *testing.T) {
+	const ns = "inventory-ready"
+	c, err := client.New(restConfig, client.Options{})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(t.Context(), hangGuard)
+	defer cancel()
+	require.NoError(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	rec := providertest.NewRecorder()
+	var logs providertest.Logs
+	p, err := clusterprofile.New(restConfig, clusterprofile.Options{
+		Namespace:       ns,
+		AccessProviders: []clusterprofile.AccessProvider{{Name: "token", Credentials: adminCredentials}},
+		Ready:           clusterprofile.ControlPlaneHealthy,
+		Logger:          logs.Logger(),
+	})
+	require.NoError(t, err)
+	stop := providertest.Run(p, rec)
+
+	health := func(u *unstructured.Unstructured, status string) {
+		u.Object["status"].(map[string]any)["conditions"] = []any{map[string]any{
+			"type": "ControlPlaneHealthy", "status": status, "reason": "Test", "message": "",
+			"lastTransitionTime": "2026-12-03T00:00:00Z",
+		}}
+	}
+	u := profile(ns, "eu-1", "accessProviders", "127.0.0.1", "token")
+	health(u, "False")
+	require.NoError(t, c.Create(ctx, u))
+	require.NoError(t, logs.Wait(ctx, "Options.Ready says the ClusterProfile is not ready", `"cluster"="inventory-ready/eu-1"`))
+	assert.Empty(t, rec.Names())
+	health(u, "True")
+	require.NoError(t, c.Update(ctx, u))
+	require.NoError(t, rec.WaitNames(ctx, ns+"/eu-1"))
+	health(u, "Unknown")
+	require.NoError(t, c.Update(ctx, u))
+	require.NoError(t, rec.WaitNames(ctx))
+	require.NoError(t, stop())
+}

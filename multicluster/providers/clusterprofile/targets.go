@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
@@ -18,7 +19,8 @@ import (
 
 // targets reads the ClusterProfiles (and Secrets) from c and returns the
 // clusters they yield now.
-func (p *Provider) targets(ctx context.Context, c cache.Cache) ([]engage.Target, error) {
+// notReady holds the profiles Options.Ready turned down, to log each once.
+func (p *Provider) targets(ctx context.Context, c cache.Cache, lg logr.Logger, notReady map[string]bool) ([]engage.Target, error) {
 	opts := []client.ListOption{client.UnsafeDisableDeepCopy}
 	if p.opts.Namespace != "" {
 		opts = append(opts, client.InNamespace(p.opts.Namespace))
@@ -43,13 +45,28 @@ func (p *Provider) targets(ctx context.Context, c cache.Cache) ([]engage.Target,
 		}
 	}
 	targets := make([]engage.Target, 0, len(profiles.Items))
+	seen := make(map[string]bool, len(profiles.Items))
 	for i := range profiles.Items {
 		u := &profiles.Items[i]
+		name := u.GetNamespace() + "/" + u.GetName()
+		seen[name] = true
 		if u.GetDeletionTimestamp() != nil {
 			continue
 		}
-		name := u.GetNamespace() + "/" + u.GetName()
+		if p.opts.Ready != nil && !p.opts.Ready(u) {
+			if !notReady[name] {
+				notReady[name] = true
+				lg.Info("cluster not engaged: Options.Ready says the ClusterProfile is not ready", "cluster", name)
+			}
+			continue
+		}
+		delete(notReady, name)
 		targets = append(targets, p.target(ctx, name, u, secrets[name]))
+	}
+	for name := range notReady {
+		if !seen[name] {
+			delete(notReady, name)
+		}
 	}
 	return targets, nil
 }
