@@ -16,7 +16,8 @@
 //     plane: status.phase "Provisioned", or status.controlPlaneReady
 //     (v1beta1), or status.initialization.controlPlaneInitialized
 //     (v1beta2), or a True condition ControlPlaneInitialized,
-//     ControlPlaneAvailable or ControlPlaneReady in status.conditions.
+//     ControlPlaneAvailable or ControlPlaneReady in status.conditions
+//     (Options.Ready replaces this check).
 //
 // Guarantees:
 //   - A Cluster that stops meeting the conditions (deleted, deletion

@@ -60,6 +60,12 @@ type Options struct {
 	// Secret exists, without waiting for it to report a working control
 	// plane. False waits (see the package doc).
 	EngageUnprovisioned bool
+	// Ready replaces the provisioned check of the package doc: a Cluster
+	// for which it returns false is not engaged (an engaged one is
+	// disengaged). It must not modify the Cluster, whose spec is not
+	// cached. Nil means that check; it may not be set together with
+	// EngageUnprovisioned.
+	Ready func(cluster *unstructured.Unstructured) bool
 	// AllowLocalCredentials lets a kubeconfig run exec plugins and auth
 	// providers and read local files. False rejects such a kubeconfig.
 	AllowLocalCredentials bool
@@ -88,6 +94,9 @@ func New(cfg *rest.Config, opts Options) (*Provider, error) {
 	case "", "v1beta1", "v1beta2":
 	default:
 		errs = append(errs, fmt.Errorf("clusterapi provider: Options.Version %q is neither v1beta1 nor v1beta2", opts.Version))
+	}
+	if opts.Ready != nil && opts.EngageUnprovisioned {
+		errs = append(errs, errors.New("clusterapi provider: set Options.Ready or Options.EngageUnprovisioned, not both"))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

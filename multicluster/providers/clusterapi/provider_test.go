@@ -157,8 +157,30 @@ func TestVersionPinnedAndEngageUnprovisioned(t *testing.T) {
 }
 
 func TestNewValidates(t *testing.T) {
-	_, err := clusterapi.New(nil, clusterapi.Options{Version: "v1alpha3"})
+	_, err := clusterapi.New(nil, clusterapi.Options{Version: "v1alpha3", EngageUnprovisioned: true,
+		Ready: func(*unstructured.Unstructured) bool { return true }})
 	require.Error(t, err)
+	assert.Contains(t, err.Error(), "set Options.Ready or Options.EngageUnprovisioned, not both")
 	assert.Contains(t, err.Error(), "rest.Config is nil")
 	assert.Contains(t, err.Error(), `Options.Version "v1alpha3" is neither v1beta1 nor v1beta2`)
+}
+
+func TestReadyReplacesTheProvisionedCheck(t *testing.T) {
+	const ns = "capi-ready"
+	c, ctx := setup(t, ns)
+	rec := providertest.NewRecorder()
+	var logs providertest.Logs
+	p, err := clusterapi.New(restConfig, clusterapi.Options{Namespace: ns, Logger: logs.Logger(),
+		Ready: func(u *unstructured.Unstructured) bool { return u.GetLabels()["fleet.example/ready"] == "yes" }})
+	require.NoError(t, err)
+	stop := providertest.Run(p, rec)
+	u := newCluster("v1beta2", ns, "eu-1", map[string]any{"phase": "Provisioned"})
+	require.NoError(t, c.Create(ctx, u))
+	require.NoError(t, c.Create(ctx, kubeconfigSecret(t, ns, "eu-1", "127.0.0.1")))
+	require.NoError(t, logs.Wait(ctx, `"cluster"="capi-ready/eu-1"`, "waiting for the Cluster to report a working control plane"))
+	assert.Empty(t, rec.Names(), "provisioned, but Ready says no")
+	u.SetLabels(map[string]string{"fleet.example/ready": "yes"})
+	require.NoError(t, c.Update(ctx, u))
+	require.NoError(t, rec.WaitNames(ctx, ns+"/eu-1"))
+	require.NoError(t, stop())
 }

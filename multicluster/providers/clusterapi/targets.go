@@ -38,6 +38,10 @@ func (p *Provider) targets(ctx context.Context, c cache.Cache, gvk schema.GroupV
 		byKey[s.Namespace+"/"+s.Name] = s
 	}
 	policy := kubeconfigs.Policy{AllowLocalCredentials: p.opts.AllowLocalCredentials}
+	ready := p.opts.Ready
+	if ready == nil {
+		ready = provisioned
+	}
 	seen := make(map[string]bool, len(clusters.Items))
 	var targets []engage.Target
 	for i := range clusters.Items {
@@ -48,7 +52,7 @@ func (p *Provider) targets(ctx context.Context, c cache.Cache, gvk schema.GroupV
 		switch sec := byKey[secretKey]; {
 		case u.GetDeletionTimestamp() != nil:
 			w.note(name, "")
-		case !p.opts.EngageUnprovisioned && !provisioned(u):
+		case !p.opts.EngageUnprovisioned && !ready(u):
 			w.note(name, "waiting for the Cluster to report a working control plane")
 		case sec == nil:
 			w.note(name, "waiting for its kubeconfig Secret "+secretKey)
