@@ -34,11 +34,12 @@ func traceEvent(typ trace.EventType, kind string, obj client.Object) trace.Event
 	}
 }
 
-// genericEvent describes a Channel event of obj, which need not be a
-// client.Object: then only its type and time are known.
+// genericEvent describes a Channel event of obj, named by its kind (or Go
+// type). obj need not be a client.Object: then only the event's type and
+// time are known.
 func genericEvent(obj any) trace.Event {
 	if o, ok := obj.(client.Object); ok {
-		return traceEvent(trace.EventGeneric, "", o)
+		return traceEvent(trace.EventGeneric, kindName(o), o)
 	}
 	return trace.Event{Type: trace.EventGeneric, Received: time.Now()}
 }
