@@ -55,6 +55,9 @@ type memAPI struct {
 	w       *world
 	latency time.Duration
 	fail    error // returned by every request while set
+	// stuck, when set, holds every request until it is closed, whatever
+	// the request's context (an API that does not honour it).
+	stuck chan struct{}
 }
 
 func newMemAPI(w *world) *memAPI { return &memAPI{leases: map[string]*coordinationv1.Lease{}, w: w} }
@@ -62,6 +65,9 @@ func newMemAPI(w *world) *memAPI { return &memAPI{leases: map[string]*coordinati
 var leaseGR = schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}
 
 func (m *memAPI) request() error {
+	if m.stuck != nil {
+		<-m.stuck
+	}
 	if m.w != nil && m.latency > 0 {
 		m.w.advance(m.latency)
 	}

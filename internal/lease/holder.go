@@ -82,6 +82,9 @@ type Holder struct {
 	obs       Observer              // of the Lease as read
 	renewedAt time.Time             // local clock before the last successful write as holder
 	held      bool
+	// abandoned is when Renew gave up waiting for an attempt; a write of
+	// an attempt sent before it does not make the hold valid again.
+	abandoned time.Time
 }
 
 // NewHolder checks cfg and returns a Holder that holds nothing yet. It
@@ -271,6 +274,10 @@ func (h *Holder) setLabels(m *metav1.ObjectMeta) {
 func (h *Holder) wrote(l *coordinationv1.Lease, sent time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if sent.Before(h.abandoned) {
+		h.last = nil // a late answer: the hold stays as Renew left it; read the Lease next time
+		return
+	}
 	h.last, h.renewedAt, h.held = l, sent, true
 }
 

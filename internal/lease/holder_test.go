@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -225,4 +226,32 @@ func TestRemaining(t *testing.T) {
 	require.NoError(t, err)
 	_, err = h.Remaining()
 	require.ErrorIs(t, err, lease.ErrLost, "released")
+}
+
+// TestRenewReturnsAtTheDeadlineWhenAnAttemptHangs: an API that ignores
+// the renewal's context (a request waiting on a lock) does not keep Renew
+// past the hold's Deadline.
+func TestRenewReturnsAtTheDeadlineWhenAnAttemptHangs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		api := newMemAPI(nil)
+		h, err := lease.NewHolder(lease.Config{API: api, Namespace: "ns", Name: "l", Identity: "a",
+			LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 100 * time.Millisecond})
+		require.NoError(t, err)
+		require.NoError(t, h.Acquire(t.Context(), nil))
+		stuck := make(chan struct{})
+		api.mu.Lock()
+		api.stuck = stuck
+		api.mu.Unlock()
+		deadline := h.Deadline()
+		err = h.Renew(t.Context())
+		require.ErrorIs(t, err, lease.ErrNotRenewed)
+		assert.Contains(t, err.Error(), "the last renewal did not return")
+		assert.Equal(t, deadline, time.Now(), "Renew returns at the deadline")
+		_, err = h.Remaining()
+		require.ErrorIs(t, err, lease.ErrLost)
+		close(stuck) // the hung attempt returns and sends nothing
+		synctest.Wait()
+		_, err = h.Remaining()
+		require.ErrorIs(t, err, lease.ErrLost, "the late attempt did not renew")
+	})
 }

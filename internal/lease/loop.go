@@ -45,8 +45,9 @@ func (h *Holder) Acquire(ctx context.Context, onRetry func(error)) error {
 // Renew renews the held Lease every RetryPeriod until ctx ends (it
 // returns nil) or the hold stops being valid (it returns an error wrapping
 // ErrNotRenewed, naming the Lease and the last failure). It returns as
-// soon as Deadline passes, not at the next RetryPeriod, and no renewal
-// request outlives Deadline.
+// soon as Deadline passes, not at the next RetryPeriod, also when the API
+// does not honour a renewal's context; every renewal's context ends by
+// Deadline.
 func (h *Holder) Renew(ctx context.Context) error {
 	var lastErr error
 	lost := func() error {
@@ -73,13 +74,44 @@ func (h *Holder) Renew(ctx context.Context) error {
 			return lost()
 		}
 		tctx, cancel := context.WithTimeout(ctx, min(h.Deadline().Sub(now), h.TryTimeout()))
-		err := h.TryAcquireOrRenew(tctx)
+		err, returned := h.tryUntilDeadline(tctx)
 		cancel()
 		if ctx.Err() != nil {
 			return nil
 		}
+		if !returned {
+			return fmt.Errorf("lease %s: %w (%s): the last renewal did not return: %w", h.Key(), ErrNotRenewed, h.cfg.RenewDeadline, err)
+		}
 		if err != nil {
 			lastErr = err
 		}
+	}
+}
+
+// tryUntilDeadline makes one attempt with ctx and waits for it, but not
+// past Deadline: an API that does not honour ctx (a request waiting on a
+// lock before it is sent, say) must not keep Renew from returning when
+// the hold ends. It reports whether the attempt returned; when it did not,
+// the attempt goes on in the background (its context is done, so it sends
+// nothing more once it gets going; should its write land anyway, it does
+// not make the hold valid again) and err says why it was given up.
+func (h *Holder) tryUntilDeadline(ctx context.Context) (err error, returned bool) {
+	done := make(chan error, 1)
+	go func() { done <- h.TryAcquireOrRenew(ctx) }()
+	select {
+	case err := <-done:
+		return err, true
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(h.Deadline().Sub(h.cfg.Clock.Now()))
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err, true
+	case <-t.C:
+		h.mu.Lock()
+		h.abandoned = h.cfg.Clock.Now()
+		h.mu.Unlock()
+		return ctx.Err(), false
 	}
 }
