@@ -209,4 +209,3 @@ func endWith(span oteltrace.Span, o trace.Outcome) {
 	}
 	span.End()
 }
-
