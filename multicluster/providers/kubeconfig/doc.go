@@ -38,6 +38,8 @@
 //   - Two Secrets naming one cluster: the one first by namespace/name is
 //     engaged, the other logged.
 //   - One watch, on Secrets, for the whole fleet; nothing per cluster.
+//     Only the kubeconfig of each Secret is kept in memory (its other
+//     data is dropped before caching).
 //     While the watch cannot list (RBAC, an unreachable API server) the
 //     provider keeps its clusters engaged, logs why every 15 seconds and
 //     catches up when it can list again.

@@ -105,7 +105,7 @@ func (p *Provider) Run(ctx context.Context, s multicluster.Sink) error {
 	c, err := cache.New(p.cfg, cache.Options{
 		Logger:                      lg,
 		DefaultNamespaces:           map[string]cache.Config{p.opts.Namespace: {}},
-		ByObject:                    map[client.Object]cache.ByObject{secret: {Label: p.opts.Selector}},
+		ByObject:                    map[client.Object]cache.ByObject{secret: {Label: p.opts.Selector, Transform: p.keepDataKeyOnly}},
 		ReaderFailOnMissingInformer: true,
 	})
 	if err != nil {
@@ -129,6 +129,27 @@ func (p *Provider) Run(ctx context.Context, s multicluster.Sink) error {
 		return fmt.Errorf("kubeconfig provider: %w", err)
 	}
 	return nil
+}
+
+// keepDataKeyOnly drops a Secret's data but the kubeconfig before it is
+// cached: the provider reads nothing else.
+func (p *Provider) keepDataKeyOnly(obj any) (any, error) {
+	if s, ok := obj.(*corev1.Secret); ok {
+		keys := slices.Sorted(maps.Keys(s.Data))
+		v, ok := s.Data[p.opts.DataKey]
+		s.Data, s.StringData = nil, nil
+		if ok {
+			s.Data = map[string][]byte{p.opts.DataKey: v}
+		} else if len(keys) > 0 {
+			// Keep the key names (without values) for the error that
+			// says which keys the Secret has.
+			s.Data = make(map[string][]byte, len(keys))
+			for _, k := range keys {
+				s.Data[k] = nil
+			}
+		}
+	}
+	return obj, nil
 }
 
 // target is the cluster of one Secret.
