@@ -49,33 +49,34 @@ func (e *engagement) run(indexes []index, engagers []Engager) {
 	// Every controller's handlers are registered before the informers
 	// start: the initial list reaches each of them.
 	pending := e.prepare(indexes, engagers)
-	cacheDone := make(chan struct{})
-	go func() {
-		defer close(cacheDone)
-		if err := e.cl.cache.Start(e.ctx); err != nil {
-			e.setErrs([]error{fmt.Errorf("cache: %w", err)})
-		}
-	}()
 	// What failed (the cluster was unreachable, say) is tried again with
 	// backoff; sources registered late are handed the informers' stores,
-	// so they miss nothing.
-	for attempt := 0; pending.len() > 0; attempt++ {
-		t := time.NewTimer(retryDelay(attempt))
-		select {
-		case <-t.C:
-			pending = e.prepare(pending.indexes, pending.engagers)
-		case <-e.ctx.Done():
-			t.Stop()
-			pending = steps{}
+	// so they miss nothing. This goroutine ends once the cluster synced:
+	// an idle cluster runs only its cache's goroutines and this one's.
+	syncDone := make(chan struct{})
+	go func() {
+		defer close(syncDone)
+		for attempt := 0; pending.len() > 0; attempt++ {
+			t := time.NewTimer(retryDelay(attempt))
+			select {
+			case <-t.C:
+				pending = e.prepare(pending.indexes, pending.engagers)
+			case <-e.ctx.Done():
+				t.Stop()
+				return
+			}
 		}
+		if e.cl.cache.WaitForCacheSync(e.ctx) && e.ctx.Err() == nil {
+			e.mu.Lock()
+			e.synced = true
+			e.mu.Unlock()
+			e.log.Info("Cluster synced")
+		}
+	}()
+	if err := e.cl.cache.Start(e.ctx); err != nil { // until the cluster leaves
+		e.log.Error(err, "Cluster cache failed")
 	}
-	if e.ctx.Err() == nil && e.cl.cache.WaitForCacheSync(e.ctx) {
-		e.mu.Lock()
-		e.synced = true
-		e.mu.Unlock()
-		e.log.Info("Cluster synced")
-	}
-	<-e.ctx.Done()
+	<-syncDone
 
 	e.mu.Lock()
 	e.ending = true
@@ -87,7 +88,6 @@ func (e *engagement) run(indexes []index, engagers []Engager) {
 	for _, c := range engaged {
 		c.DisengageCluster(e.cl.name)
 	}
-	<-cacheDone
 	if e.cl.http != nil {
 		e.cl.http.CloseIdleConnections()
 	}
