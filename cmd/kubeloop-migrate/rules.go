@@ -117,7 +117,7 @@ var packages = map[string]pkgRule{
 	crModule + "/pkg/log/zap": {to: kl("log/zap"), members: map[string]target{
 		"Encoder":    {note: noteZapRaw + "zapcore encoders do not apply; use zap.JSONEncoder() or zap.ConsoleEncoder() (the default is JSON, console with Development)"},
 		"RawZapOpts": {note: noteZapRaw + "go.uber.org/zap options do not apply; remove RawZapOpts"},
-		"NewRaw":     {note: noteZapRaw + "there is no *zap.Logger; use zap.New, which returns a logr.Logger"},
+		"NewRaw":     {note: noteZapRaw + "there is no *zap.Logger: use zap.New for a logr.Logger, or build the *zap.Logger with go.uber.org/zap itself (zap.NewProduction(), zap.NewDevelopment(), zap.New(zapcore.NewCore(...)))"},
 	}},
 	crModule + "/pkg/cluster":        {note: "kubeloop has no cluster package: a manager per cluster (manager.New) gives the same client, cache and mapper"},
 	crModule + "/pkg/leaderelection": {note: "use kubeloop's leaderelection.New(cfg, leaderelection.Options) or the manager's LeaderElection options"},
