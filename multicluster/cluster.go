@@ -25,6 +25,7 @@ type Cluster struct {
 	name   string
 	cfg    *rest.Config
 	http   *http.Client
+	conns  *conns // nil for a cluster made of Parts
 	scheme *runtime.Scheme
 	mapper meta.RESTMapper
 	cache  cache.Cache
@@ -65,6 +66,16 @@ func NewCluster(name string, p Parts) (*Cluster, error) {
 // first use and the cache lists nothing until started.
 func buildCluster(name string, cfg *rest.Config, o *Options) (*Cluster, error) {
 	cfg = rest.CopyConfig(cfg)
+	// The cluster's own connections, closed when it leaves. A Proxy
+	// (the default one, made explicit) keeps client-go's process-wide
+	// transport cache from holding the cluster's transport forever.
+	cs := newConns()
+	if cfg.Dial == nil {
+		cfg.Dial = cs.DialContext
+	}
+	if cfg.Proxy == nil {
+		cfg.Proxy = http.ProxyFromEnvironment
+	}
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("multicluster: cluster %q: HTTP client: %w", name, err)
@@ -92,7 +103,7 @@ func buildCluster(name string, cfg *rest.Config, o *Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("multicluster: cluster %q: client: %w", name, err)
 	}
-	return &Cluster{name: name, cfg: cfg, http: hc, scheme: o.Scheme, mapper: mapper, cache: ca, client: cl}, nil
+	return &Cluster{name: name, cfg: cfg, http: hc, conns: cs, scheme: o.Scheme, mapper: mapper, cache: ca, client: cl}, nil
 }
 
 // Name returns the cluster's name, as its Provider reported it; "" for

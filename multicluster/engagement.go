@@ -88,8 +88,8 @@ func (e *engagement) run(indexes []index, engagers []Engager) {
 	for _, c := range engaged {
 		c.DisengageCluster(e.cl.name)
 	}
-	if e.cl.http != nil {
-		e.cl.http.CloseIdleConnections()
+	if e.cl.conns != nil {
+		e.cl.conns.closeAll()
 	}
 	e.stop()
 	e.f.forget(e)

@@ -3,6 +3,7 @@ package multicluster_test
 import (
 	"context"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -176,6 +177,31 @@ func TestUnreachableClusterDelaysNoOther(t *testing.T) {
 	p.remove("refused")
 	eventually(t, func() bool { return len(f.Clusters()) == 1 }, "unreachable clusters leave too")
 	assert.NoError(t, f.ReadyCheck(nil))
+	p.remove("healthy")
+	eventually(t, func() bool { return len(f.Clusters()) == 0 }, "the healthy cluster leaves")
+	// The proxy still blackholes: a request the cluster left hanging
+	// would hang on. Closing the cluster's connections ends it.
+	var left []string
+	eventually(t, func() bool { left = clusterGoroutines(); return len(left) == 0 },
+		"nothing of the clusters (the blackholed one's hanging discovery) outlives them")
+	assert.Empty(t, left)
+}
+
+// clusterGoroutines returns the stacks of goroutines of a cluster's
+// client side: its engagement, cache, informers, mapper and discovery.
+func clusterGoroutines() []string {
+	buf := make([]byte, 1<<22)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		for _, mark := range []string{"multicluster.(*engagement)", "cache/internal/informer.", "apiutil.(*dynamicRESTMapper)", "discovery.(*DiscoveryClient)"} {
+			if strings.Contains(g, mark) {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // closedAddr returns a loopback address nothing listens on.
