@@ -54,8 +54,11 @@
 //     reads the Lease again once half of that passed), so none lands while
 //     the rejoined shard reconciles, and the gate confirms each key's
 //     assignment with a live read after a rejoin, so that an object that
-//     left the shard's cache is not taken for deleted. Each rejoin is a new
-//     term with its own fence. Options.ExitOnLeaseLoss restores the exit:
+//     left the shard's cache is not taken for deleted. A new process that
+//     takes over the Lease an earlier one with the same shard name wrote
+//     (expired or released; a fixed Shard, say a StatefulSet's pod name)
+//     is treated as rejoining too. Each rejoin is a new term with its own
+//     fence. Options.ExitOnLeaseLoss restores the exit:
 //     Start returns an error wrapping ErrLeaseLost, and the manager stops.
 //   - Partitioning: a consistent-hash ring with VirtualNodes points per
 //     live shard; the key is group/kind/namespace/name, and an object with

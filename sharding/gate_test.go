@@ -269,18 +269,60 @@ func TestGracefulStopWaitsThenReleases(t *testing.T) {
 }
 
 // TestSecondInstanceWaitsForExpiry: a process that takes the name of a
-// shard whose Lease another instance holds waits for it to expire.
+// shard whose Lease another instance holds waits for it to expire, and,
+// having taken the Lease over, reconciles only RenewDeadline later (the
+// sharder may have been moving the earlier instance's objects), like a
+// rejoin.
 func TestSecondInstanceWaitsForExpiry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c := newFake(t, nil)
+		c := newFake(t, nil, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "x", Labels: map[string]string{shardKey: "a"}}})
 		putLeaseFor(t, c, "a", 0, 15*time.Second) // held by another instance, just renewed
 		r := newRing(t, c, "a")
+		var calls atomic.Int32
+		g, err := r.Reconciler(&corev1.ConfigMap{}, reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+			calls.Add(1)
+			return reconcile.Result{}, nil
+		}))
+		require.NoError(t, err)
 		start := time.Now()
 		stop, _ := startRing(t, r)
 		for r.Checker(nil) != nil {
 			time.Sleep(100 * time.Millisecond)
 		}
-		assert.GreaterOrEqual(t, time.Since(start), 15*time.Second)
+		held := time.Now()
+		assert.GreaterOrEqual(t, held.Sub(start), 15*time.Second)
+		for calls.Load() == 0 {
+			res, err := g.Reconcile(context.Background(), cmReq("x"))
+			require.NoError(t, err)
+			if calls.Load() == 0 {
+				assert.NotZero(t, res.RequeueAfter)
+			}
+		}
+		// held is read by a 100 ms poll, after the takeover.
+		assert.GreaterOrEqual(t, time.Since(held), 10*time.Second-100*time.Millisecond, "admitted RenewDeadline after the takeover")
+		require.NoError(t, stop())
+	})
+}
+
+// TestFreshLeaseAdmitsAtOnce: a shard whose Lease did not exist admits
+// reconciles as soon as it created it.
+func TestFreshLeaseAdmitsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newFake(t, nil, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "x", Labels: map[string]string{shardKey: "a"}}})
+		r := newRing(t, c, "a")
+		var calls atomic.Int32
+		g, err := r.Reconciler(&corev1.ConfigMap{}, reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+			calls.Add(1)
+			return reconcile.Result{}, nil
+		}))
+		require.NoError(t, err)
+		stop, _ := startRing(t, r)
+		synctest.Wait()
+		start := time.Now()
+		_, err = g.Reconcile(context.Background(), cmReq("x"))
+		require.NoError(t, err)
+		assert.Equal(t, int32(1), calls.Load())
+		assert.Zero(t, time.Since(start))
 		require.NoError(t, stop())
 	})
 }

@@ -129,7 +129,7 @@ func (g *gate) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.
 		if moved {
 			return reconcile.Result{}, nil
 		}
-		if t.n > 1 {
+		if t.rejoined {
 			if res, pass, err := g.confirm(fenced, t, req, hkey, true); !pass {
 				return res, err
 			}
@@ -148,7 +148,7 @@ func (g *gate) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.
 		delete(r.handedOver, hkey)
 		_, confirmed := t.confirmed[hkey]
 		r.mu.Unlock()
-		if t.n > 1 && !confirmed {
+		if t.rejoined && !confirmed {
 			if res, pass, err := g.confirm(fenced, t, req, hkey, false); !pass {
 				return res, err
 			}
@@ -161,7 +161,7 @@ func (g *gate) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.
 	return g.inner.Reconcile(ictx, req)
 }
 
-// confirm is the gate's check after a rejoin (term n > 1): while this
+// confirm is the gate's check after a rejoin (term.rejoined): while this
 // shard was out, the sharder may have moved its objects to other shards,
 // and the cache, which may lag, still serves them, or has dropped them
 // (the label selector no longer matches) and answers NotFound, which is a

@@ -19,8 +19,14 @@ type term struct {
 	holder *lease.Holder
 	ctx    context.Context // ends when the term ends: lost, released or about to lapse
 	end    context.CancelFunc
+	// rejoined: this shard's name held the Lease before this term (a
+	// rejoin after a loss, or a new process taking over the Lease of an
+	// earlier one with the same shard name), so the sharder may have moved
+	// objects of this shard while it was out. The term then admits only
+	// moveWindow after the acquisition and confirms assignments.
+	rejoined bool
 	// confirmed are the keys whose assignment a live read confirmed in
-	// this term (only after a loss, n > 1); guarded by Ring.mu.
+	// this term (only when rejoined); guarded by Ring.mu.
 	confirmed map[string]struct{}
 }
 
@@ -51,6 +57,8 @@ func (r *Ring) moveWindow() time.Duration { return r.opts.RenewDeadline }
 // again, after a random delay of up to 1.2*RetryPeriod and then every
 // RetryPeriod (jittered), starts the reader and the campaign again, and
 // admits reconciles moveWindow (RenewDeadline) after the re-acquisition.
+// The first acquisition waits so too when it takes over a Lease that an
+// earlier process with the same shard name wrote (expired or released).
 // With ExitOnLeaseLoss it returns an error wrapping ErrLeaseLost instead.
 //
 // When ctx ends it stops admitting reconciles, waits for those in flight,
@@ -86,10 +94,13 @@ func (r *Ring) Start(ctx context.Context) error {
 		if err != nil {
 			return nil // ctx ended before the Lease was ours
 		}
-		t := r.beginTerm(n, holder)
+		// A Lease found written by another identity (an earlier process
+		// with this shard name, expired or released) is a rejoin too.
+		prev, read := holder.Observed()
+		t := r.beginTerm(n, holder, n > 1 || (read && prev.Holder != r.holder))
 		r.metrics.leaseHeld.WithLabelValues(r.opts.Ring, r.opts.Shard).Set(1)
 		quarantine := time.Duration(0)
-		if n > 1 {
+		if t.rejoined {
 			quarantine = r.moveWindow()
 			log.Info("holding the shard lease again; admitting reconciles once moves decided while out have landed",
 				"term", n, "in", quarantine.String())
@@ -154,10 +165,10 @@ func (r *Ring) stopTerm(ctx context.Context, t *term) {
 
 // beginTerm makes a term of holder, which has just acquired the Lease,
 // the current one; it admits nothing yet (see openGate).
-func (r *Ring) beginTerm(n int, holder *lease.Holder) *term {
-	t := &term{n: n, holder: holder}
+func (r *Ring) beginTerm(n int, holder *lease.Holder, rejoined bool) *term {
+	t := &term{n: n, holder: holder, rejoined: rejoined}
 	t.ctx, t.end = context.WithCancel(context.Background())
-	if n > 1 {
+	if rejoined {
 		t.confirmed = map[string]struct{}{}
 	}
 	r.mu.Lock()
