@@ -48,7 +48,7 @@ func (p *staticProvider) Run(ctx context.Context, s multicluster.Sink) error {
 }
 
 // add engages name with cfg.
-func (p *staticProvider) add(t *testing.T, name string, cfg *rest.Config) {
+func (p *staticProvider) add(t testing.TB, name string, cfg *rest.Config) {
 	t.Helper()
 	<-p.ready
 	p.mu.Lock()
@@ -71,12 +71,12 @@ func (p *staticProvider) remove(name string) {
 }
 
 // testLabel selects the ConfigMaps of one test: the planes are shared.
-func testLabel(t *testing.T) string {
+func testLabel(t testing.TB) string {
 	return strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
 }
 
 // direct returns a client that talks to cfg's API server directly.
-func direct(t *testing.T, cfg *rest.Config) client.Client {
+func direct(t testing.TB, cfg *rest.Config) client.Client {
 	t.Helper()
 	c, err := client.New(cfg, client.Options{})
 	require.NoError(t, err)
@@ -84,7 +84,7 @@ func direct(t *testing.T, cfg *rest.Config) client.Client {
 }
 
 // configMap creates a ConfigMap of the test in cfg's cluster.
-func configMap(t *testing.T, cfg *rest.Config, name string) *corev1.ConfigMap {
+func configMap(t testing.TB, cfg *rest.Config, name string) *corev1.ConfigMap {
 	t.Helper()
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: testLabel(t) + "-" + name,
 		Labels: map[string]string{"test": testLabel(t)}}}
@@ -146,7 +146,7 @@ func (r *reconciled) saw(cluster, suffix string) bool {
 
 // fleetController builds a controller that watches the test's ConfigMaps
 // on every cluster of the fleet, registered with the fleet.
-func fleetController(t *testing.T, f *multicluster.Fleet, r reconcile.Reconciler, opts controller.Options) *controller.Controller {
+func fleetController(t testing.TB, f *multicluster.Fleet, r reconcile.Reconciler, opts controller.Options) *controller.Controller {
 	t.Helper()
 	opts.Reconciler = r
 	opts.Logger = testenv.Logger()
@@ -163,7 +163,7 @@ func fleetController(t *testing.T, f *multicluster.Fleet, r reconcile.Reconciler
 }
 
 // newFleet returns a fleet of p, with metrics on reg when reg is set.
-func newFleet(t *testing.T, p multicluster.Provider, reg prometheus.Registerer) *multicluster.Fleet {
+func newFleet(t testing.TB, p multicluster.Provider, reg prometheus.Registerer) *multicluster.Fleet {
 	t.Helper()
 	f, err := multicluster.NewFleet(multicluster.Options{Provider: p, Logger: testenv.Logger(), Metrics: reg})
 	require.NoError(t, err)
@@ -171,13 +171,13 @@ func newFleet(t *testing.T, p multicluster.Provider, reg prometheus.Registerer) 
 }
 
 // eventually polls cond every 50ms for up to 30s.
-func eventually(t *testing.T, cond func() bool, msg string, args ...any) {
+func eventually(t testing.TB, cond func() bool, msg string, args ...any) {
 	t.Helper()
 	require.Eventually(t, cond, 30*time.Second, 50*time.Millisecond, fmt.Sprintf(msg, args...))
 }
 
 // dataOf reads data.cluster of cm in cfg's cluster.
-func dataOf(t *testing.T, cfg *rest.Config, cm *corev1.ConfigMap) string {
+func dataOf(t testing.TB, cfg *rest.Config, cm *corev1.ConfigMap) string {
 	var got corev1.ConfigMap
 	if err := direct(t, cfg).Get(context.Background(), client.ObjectKeyFromObject(cm), &got); err != nil {
 		return "error: " + err.Error()
