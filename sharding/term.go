@@ -126,6 +126,13 @@ func (r *Ring) Start(ctx context.Context) error {
 		renewErr := holder.Renew(ctx)
 		if renewErr != nil {
 			r.close(false) // fence at once, before the reader and campaign stop
+			lostAt = time.Now()
+			r.metrics.losses.WithLabelValues(r.opts.Ring, r.opts.Shard).Inc()
+			next := "keeping the caches; rejoining"
+			if r.opts.ExitOnLeaseLoss {
+				next = "exiting (ExitOnLeaseLoss)"
+			}
+			log.Error(renewErr, "shard lease lost; stopped reconciling sharded objects; "+next, "term", n)
 		}
 		stopBG()
 		wg.Wait()
@@ -135,14 +142,9 @@ func (r *Ring) Start(ctx context.Context) error {
 			r.stopTerm(ctx, t)
 			return nil
 		}
-		lostAt = time.Now()
-		r.metrics.losses.WithLabelValues(r.opts.Ring, r.opts.Shard).Inc()
-		lost := fmt.Errorf("sharding: ring %q shard %q: %w: %w", r.opts.Ring, r.opts.Shard, ErrLeaseLost, renewErr)
 		if r.opts.ExitOnLeaseLoss {
-			log.Error(renewErr, "shard lease lost; stopped reconciling sharded objects; exiting (ExitOnLeaseLoss)", "term", n)
-			return lost
+			return fmt.Errorf("sharding: ring %q shard %q: %w: %w", r.opts.Ring, r.opts.Shard, ErrLeaseLost, renewErr)
 		}
-		log.Error(renewErr, "shard lease lost; stopped reconciling sharded objects, keeping the caches; rejoining", "term", n)
 	}
 }
 
