@@ -165,3 +165,27 @@ func ExampleWithFence() {
 	// true lease ops/my-operator: lease lost
 	// true
 }
+
+// BenchmarkFenceWrite is the check every live write makes before it is
+// sent: without a fence in the context, and with one (which also bounds
+// the request's context).
+func BenchmarkFenceWrite(b *testing.B) {
+	type key struct{}
+	base := context.WithValue(context.Background(), key{}, "a value, as a reconcile's context carries some")
+	fence := client.FenceFunc(func() (time.Duration, error) { return time.Minute, nil })
+	for _, bc := range []struct {
+		name string
+		ctx  context.Context
+	}{{"no fence", base}, {"fenced", client.WithFence(base, fence)}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, done, err := client.FenceWrite(bc.ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = done(nil)
+			}
+		})
+	}
+}
