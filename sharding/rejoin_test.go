@@ -3,6 +3,7 @@ package sharding_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -216,4 +217,13 @@ func TestSweepRejudgesAGoneShard(t *testing.T) {
 			})
 		})
 	}
+}
+
+// The shard's lost-Lease sentinel is the client's: one errors.Is answers
+// for a write refused by a gated reconcile's fence and for Start's error
+// with ExitOnLeaseLoss.
+func ExampleErrLeaseLost() {
+	refused := fmt.Errorf("update v1, Kind=ConfigMap default/web: fenced: lease ops/my-ring-shard-a: %w", client.ErrLeaseLost)
+	fmt.Println(errors.Is(refused, sharding.ErrLeaseLost))
+	// Output: true
 }
