@@ -280,3 +280,35 @@ func TestLateControllerMissesNoInitialListEvent(t *testing.T) {
 		return true
 	}, "every object listed before the controller came is reconciled")
 }
+
+// TestEngageAgainReplaces: engaging an engaged name (new credentials, a
+// new address) ends the old engagement first; the name then serves the
+// new cluster only. Engage refuses a bad name, a nil config, and any
+// call once the fleet stopped.
+func TestEngageAgainReplaces(t *testing.T) {
+	p := newProvider()
+	f := newFleet(t, p, nil)
+	r := &reconciled{fleet: f}
+	c := fleetController(t, f, r, controller.Options{})
+	require.NoError(t, f.AddController(c))
+	first, second := configMap(t, cfgs[0], "first"), configMap(t, cfgs[1], "second")
+	stopFleet := testenv.Start(f)
+	stopCtrl := testenv.Start(c)
+	defer func() { require.NoError(t, stopCtrl()) }()
+	p.add(t, "moving", cfgs[0])
+	eventually(t, func() bool { return dataOf(t, cfgs[0], first) == "moving" }, "the first config's cluster reconciles")
+	p.add(t, "moving", cfgs[1])
+	eventually(t, func() bool { return dataOf(t, cfgs[1], second) == "moving" }, "the second config's cluster reconciles")
+	assert.Equal(t, []string{"moving"}, f.Clusters())
+	assert.Equal(t, []string{"moving"}, c.EngagedClusters())
+	later := configMap(t, cfgs[0], "later")
+	late := configMap(t, cfgs[1], "late")
+	eventually(t, func() bool { return dataOf(t, cfgs[1], late) == "moving" }, "the new engagement serves")
+	assert.Equal(t, "", dataOf(t, cfgs[0], later), "the old engagement ended")
+
+	assert.ErrorIs(t, f.Engage(context.Background(), "", cfgs[0]), multicluster.ErrInvalidName)
+	assert.ErrorContains(t, f.Engage(context.Background(), "x", nil), `cluster "x": nil rest.Config`)
+	require.NoError(t, stopFleet())
+	assert.ErrorIs(t, f.Engage(context.Background(), "after", cfgs[0]), multicluster.ErrNotStarted)
+	assert.Empty(t, f.Clusters(), "stopping the fleet disengages every cluster")
+}
