@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -84,16 +85,26 @@ func (d *ListDecoder) decode(body io.Reader, newList func() (runtime.Object, err
 	_, _ = br.Discard(len(protobufMagic))
 	r := &protoStream{r: br}
 	out := &metav1.List{}
+	listed := false
 	for {
 		num, wire, err := r.tag()
 		if errors.Is(err, io.EOF) {
+			if r.read == 0 { // as the stock decoder (FuzzListDecoder)
+				return nil, fmt.Errorf("cache: list %s: empty body", kinds.String(d.listGVK))
+			}
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
 		if wire != 2 {
-			return nil, fmt.Errorf("cache: list %s: envelope field %d has wire type %d", d.listGVK.Kind, num, wire)
+			if num < 64 && unknownFields&(1<<num) != 0 {
+				return nil, fmt.Errorf("cache: list %s: envelope field %d has wire type %d", d.listGVK.Kind, num, wire)
+			}
+			if err := r.skipWire(wire); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		n, err := r.uvarint()
 		if err != nil {
@@ -109,22 +120,21 @@ func (d *ListDecoder) decode(body io.Reader, newList func() (runtime.Object, err
 			if err != nil {
 				return nil, err
 			}
-			if string(kind) != d.listGVK.Kind || string(apiVersion) != d.listGVK.GroupVersion().String() {
+			// An empty kind or apiVersion is the list's, as the stock
+			// decoder defaults them from the object it decodes into.
+			if (len(kind) > 0 && string(kind) != d.listGVK.Kind) ||
+				(len(apiVersion) > 0 && string(apiVersion) != d.listGVK.GroupVersion().String()) {
 				return nil, fmt.Errorf("cache: list %s: the response is a %s %s", kinds.String(d.listGVK), apiVersion, kind)
 			}
 		case 2: // the list
+			if listed { // the stock decoder would keep the last one: a stream cannot
+				return nil, fmt.Errorf("cache: list %s: the response holds two lists", kinds.String(d.listGVK))
+			}
+			listed = true
 			if err := d.items(r, n, out); err != nil {
 				return nil, err
 			}
-		case 3: // contentEncoding
-			enc, err := r.bytes(n, nil)
-			if err != nil {
-				return nil, err
-			}
-			if len(enc) > 0 {
-				return nil, fmt.Errorf("cache: list %s: content encoding %q", kinds.String(d.listGVK), enc)
-			}
-		default:
+		default: // contentEncoding (none is ever set; the stock decoder ignores it), contentType, unknown
 			if err := r.skip(n); err != nil {
 				return nil, err
 			}
@@ -144,6 +154,9 @@ func (d *ListDecoder) items(r *protoStream, n uint64, out *metav1.List) error {
 			return unexpectedEOF(err)
 		}
 		if wire != 2 {
+			if num == 1 || num == 2 { // metadata and items are messages
+				return fmt.Errorf("cache: list %s: field %d has wire type %d", kinds.String(d.listGVK), num, wire)
+			}
 			if err := r.skipWire(wire); err != nil {
 				return err
 			}
@@ -153,7 +166,7 @@ func (d *ListDecoder) items(r *protoStream, n uint64, out *metav1.List) error {
 		if err != nil {
 			return unexpectedEOF(err)
 		}
-		if l > end-r.read {
+		if r.read > end || l > end-r.read { // the tag and length too may overrun (FuzzListDecoder)
 			return fmt.Errorf("cache: list %s: field of %d bytes overruns the list", kinds.String(d.listGVK), l)
 		}
 		switch num {
@@ -201,6 +214,9 @@ func (d *ListDecoder) items(r *protoStream, n uint64, out *metav1.List) error {
 				return err
 			}
 		}
+	}
+	if r.read != end { // a field not length-delimited ran past the list
+		return fmt.Errorf("cache: list %s: a field overruns the list", kinds.String(d.listGVK))
 	}
 	return nil
 }
@@ -251,6 +267,9 @@ func (p *protoStream) tag() (num uint64, wire uint64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
+	if t>>3 == 0 { // illegal, as the generated decoders say
+		return 0, 0, fmt.Errorf("cache: list: illegal tag 0 (wire type %d)", t&7)
+	}
 	return t >> 3, t & 7, nil
 }
 
@@ -259,16 +278,36 @@ func (p *protoStream) bytes(n uint64, buf []byte) ([]byte, error) {
 	if n > 1<<31 {
 		return nil, fmt.Errorf("cache: list: a field of %d bytes", n)
 	}
-	if uint64(cap(buf)) < n {
-		buf = make([]byte, n)
+	if uint64(cap(buf)) >= n || n <= bigField {
+		if uint64(cap(buf)) < n {
+			buf = make([]byte, n)
+		}
+		buf = buf[:n]
+		if _, err := io.ReadFull(p.r, buf); err != nil {
+			return nil, unexpectedEOF(err)
+		}
+		p.read += n
+		return buf, nil
 	}
-	buf = buf[:n]
-	if _, err := io.ReadFull(p.r, buf); err != nil {
-		return nil, unexpectedEOF(err)
+	// A large field grows with what arrives, so that a length that lies
+	// (a cut or malformed response) costs no more memory than was sent.
+	buf = buf[:0]
+	for uint64(len(buf)) < n {
+		chunk := min(n-uint64(len(buf)), bigField)
+		buf = slices.Grow(buf, int(chunk))
+		at := len(buf)
+		buf = buf[:at+int(chunk)]
+		if _, err := io.ReadFull(p.r, buf[at:]); err != nil {
+			return nil, unexpectedEOF(err)
+		}
 	}
 	p.read += n
 	return buf, nil
 }
+
+// bigField is the size above which protoStream.bytes reads a field in
+// chunks of this size.
+const bigField = 1 << 20
 
 func (p *protoStream) skip(n uint64) error {
 	d, err := p.r.Discard(int(n))
@@ -286,6 +325,32 @@ func (p *protoStream) skipWire(wire uint64) error {
 		return p.skip(8)
 	case 5:
 		return p.skip(4)
+	case 3: // a group (deprecated), skipped to its end as the generated decoders do
+		for depth := 1; depth > 0; {
+			_, w, err := p.tag()
+			if err != nil {
+				return unexpectedEOF(err)
+			}
+			switch w {
+			case 3:
+				depth++
+			case 4:
+				depth--
+			case 2:
+				n, err := p.uvarint()
+				if err != nil {
+					return unexpectedEOF(err)
+				}
+				if err := p.skip(n); err != nil {
+					return err
+				}
+			default:
+				if err := p.skipWire(w); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	}
 	return fmt.Errorf("cache: list: wire type %d", wire)
 }

@@ -75,16 +75,18 @@ type watchEventSerializer struct {
 
 func (s *watchEventSerializer) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
 	ev, ok := into.(*metav1.WatchEvent)
-	if !ok {
+	if !ok || len(data) == 0 { // an empty frame: the stock error (FuzzWatchStream)
 		return s.Serializer.Decode(data, defaults, into)
 	}
 	var typ, raw []byte
-	err := eachField(data, func(num uint64, payload []byte) error {
+	// A known field of another wire type is the stock decoder's to
+	// refuse (FuzzWatchStream).
+	err := eachFieldOf(data, 1<<1|1<<2, func(num uint64, payload []byte) error {
 		switch num {
 		case 1:
 			typ = payload
 		case 2:
-			return eachField(payload, func(num uint64, payload []byte) error {
+			return eachFieldOf(payload, 1<<1, func(num uint64, payload []byte) error {
 				if num == 1 {
 					raw = payload
 				}
@@ -153,9 +155,17 @@ func (s *objectSerializer) Decode(data []byte, defaults *schema.GroupVersionKind
 	}
 	obj, gvk, err := s.decode(data)
 	if err != nil {
-		return s.Serializer.Decode(data, defaults, into)
+		// The stock decoder's answer, stripped as promised (FuzzWatchStream).
+		obj, gvk, err = s.Serializer.Decode(data, defaults, into)
+		if err == nil && s.strip {
+			if a, ok := obj.(metav1.ObjectMetaAccessor); ok {
+				if om := a.GetObjectMeta(); om != nil {
+					om.SetManagedFields(nil)
+				}
+			}
+		}
 	}
-	return obj, gvk, nil
+	return obj, gvk, err
 }
 
 func (s *objectSerializer) decode(data []byte) (runtime.Object, *schema.GroupVersionKind, error) {
@@ -163,7 +173,8 @@ func (s *objectSerializer) decode(data []byte) (runtime.Object, *schema.GroupVer
 		return nil, nil, errMalformed
 	}
 	var apiVersion, kind, raw []byte
-	err := eachField(data[len(protobufMagic):], func(num uint64, payload []byte) error {
+	// The Unknown envelope: typeMeta, raw, contentEncoding, contentType.
+	err := eachFieldOf(data[len(protobufMagic):], unknownFields, func(num uint64, payload []byte) error {
 		switch num {
 		case 1:
 			var err error
@@ -171,10 +182,7 @@ func (s *objectSerializer) decode(data []byte) (runtime.Object, *schema.GroupVer
 			return err
 		case 2:
 			raw = payload
-		case 3: // contentEncoding: none is ever set; leave it to the stock decoder
-			if len(payload) > 0 {
-				return errMalformed
-			}
+		case 3: // contentEncoding: none is ever set, and the stock decoder ignores it
 		}
 		return nil
 	})
@@ -373,7 +381,7 @@ func withoutManagedFields(obj, buf []byte) ([]byte, error) {
 // typeMeta returns the apiVersion and kind of an Unknown envelope's
 // typeMeta message.
 func typeMeta(msg []byte) (apiVersion, kind []byte, err error) {
-	err = eachField(msg, func(num uint64, p []byte) error {
+	err = eachFieldOf(msg, 1<<1|1<<2, func(num uint64, p []byte) error {
 		switch num {
 		case 1:
 			apiVersion = p
@@ -383,6 +391,31 @@ func typeMeta(msg []byte) (apiVersion, kind []byte, err error) {
 		return nil
 	})
 	return apiVersion, kind, err
+}
+
+// unknownFields are the fields of runtime.Unknown, all length-delimited.
+const unknownFields = 1<<1 | 1<<2 | 1<<3 | 1<<4
+
+// eachFieldOf is eachField for a message whose fields in known (a bit per
+// field number below 64) are all length-delimited: one of them with
+// another wire type is malformed, as the generated decoders say ("wrong
+// wireType").
+func eachFieldOf(msg []byte, known uint64, fn func(num uint64, payload []byte) error) error {
+	for i := 0; i < len(msg); {
+		num, payload, next, err := field(msg, i)
+		if err != nil {
+			return err
+		}
+		if payload != nil {
+			if err := fn(num, payload); err != nil {
+				return err
+			}
+		} else if num < 64 && known&(1<<num) != 0 {
+			return errMalformed
+		}
+		i = next
+	}
+	return nil
 }
 
 // eachField calls fn with every length-delimited field of msg; other wire
@@ -427,6 +460,9 @@ func field(msg []byte, i int) (num uint64, payload []byte, next int, err error) 
 	}
 	i += n
 	num = tag >> 3
+	if num == 0 { // illegal in protobuf: the stock decoders refuse it
+		return 0, nil, 0, errMalformed
+	}
 	switch tag & 7 {
 	case 0: // varint
 		_, n := binary.Uvarint(msg[i:])
@@ -451,6 +487,21 @@ func field(msg []byte, i int) (num uint64, payload []byte, next int, err error) 
 			return 0, nil, 0, errMalformed
 		}
 		return num, nil, i + 4, nil
+	case 3: // a group (deprecated), skipped to its end as the generated decoders do
+		for i < len(msg) {
+			t, n := binary.Uvarint(msg[i:])
+			if n <= 0 {
+				return 0, nil, 0, errMalformed
+			}
+			if t&7 == 4 {
+				return num, nil, i + n, nil
+			}
+			_, _, next, err := field(msg, i)
+			if err != nil {
+				return 0, nil, 0, err
+			}
+			i = next
+		}
 	}
 	return 0, nil, 0, errMalformed
 }
