@@ -83,9 +83,11 @@ type Result struct {
 }
 
 // IsZero reports whether the Result asks for nothing: no requeue and no
-// priority.
-func (r Result) IsZero() bool {
-	return !r.Requeue && r.RequeueAfter == 0 && r.Priority == nil
+// priority. A nil *Result is zero. As in controller-runtime, the receiver
+// is a pointer, so that reconcile steps returning (*Result, error) may
+// ask a nil one; call it on a variable, not on a composite literal.
+func (r *Result) IsZero() bool {
+	return r == nil || (!r.Requeue && r.RequeueAfter == 0 && r.Priority == nil)
 }
 
 // Reconciler brings one object's actual state towards its desired state.
