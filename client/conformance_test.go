@@ -66,6 +66,7 @@ func TestConformance(t *testing.T) {
 	cases = append(cases, applyCases()...)
 	cases = append(cases, badInputCases()...)
 	cases = append(cases, scopeCases()...)
+	cases = append(cases, optionStructCases()...)
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
 			c := b.new(t)
