@@ -74,9 +74,10 @@ func (m *Manager) newElector(identity string) (*leaderelection.Elector, error) {
 // (leaderelection.Elector.IsLeader); without it, always (there is no lease
 // to lose). Any goroutine may ask; it makes no request.
 //
-// It is the question a fenced write asks just before it is sent (issue
-// 29: the manager's client, used by a gated reconcile or a leader-only
-// runnable, checks the fence before each write). It deliberately differs
+// It is the question a fenced write asks just before it is sent: the
+// leader-only runnables' contexts carry the term's elector as their
+// client.Fence (see lead in recampaign.go), whose Remaining agrees with
+// IsLeader. It deliberately differs
 // from currentPhase() == phaseLeading: during a graceful stop the
 // leader-only runnables finish their work while the lease is still held
 // (it is released only after they returned), and between a lost lease
