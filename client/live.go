@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -129,7 +130,16 @@ func (c *liveClient) Create(ctx context.Context, obj Object, opts ...CreateOptio
 	if name == "" {
 		name = obj.GetGenerateName()
 	}
-	if err := t.check("create", obj.GetNamespace(), name); err != nil {
+	checked := name
+	if checked == "" {
+		// Without name and generateName the API server decides, as
+		// controller-runtime's client lets it: the review kinds
+		// (SelfSubjectAccessReview, SubjectAccessReview, TokenReview, ...)
+		// take none, every other kind gets the server's 422. Only the
+		// namespace is checked here.
+		checked = "(unnamed)"
+	}
+	if err := t.check("create", obj.GetNamespace(), checked); err != nil {
 		return err
 	}
 	if t.metadata {
@@ -142,7 +152,11 @@ func (c *liveClient) Create(ctx context.Context, obj Object, opts ...CreateOptio
 		return opError("create", t.gvk, obj.GetNamespace(), name, err)
 	}
 	res := withParams(t.request(t.rc.Post(), obj.GetNamespace(), ""), o.AsCreateOptions()).Body(obj).Do(ctx)
-	return opError("create", t.gvk, obj.GetNamespace(), name, done(into(res, obj)))
+	err = done(into(res, obj))
+	if name == "" && apierrors.IsInvalid(err) {
+		err = fmt.Errorf("%w: %w", ErrNameRequired, err) // the server's 422, and the fake's sentinel
+	}
+	return opError("create", t.gvk, obj.GetNamespace(), name, err)
 }
 
 func (c *liveClient) Update(ctx context.Context, obj Object, opts ...UpdateOption) error {
