@@ -52,7 +52,8 @@
 //     without a drain; such a move must reach the API server within
 //     RenewDeadline of the read that judged the shard gone (the sharder
 //     reads the Lease again once half of that passed), so none lands while
-//     the rejoined shard reconciles, and the gate confirms each key's
+//     the rejoined shard reconciles (short of a patch still on the wire,
+//     as for fenced writes), and the gate confirms each key's
 //     assignment with a live read after a rejoin, so that an object that
 //     left the shard's cache is not taken for deleted. A new process that
 //     takes over the Lease an earlier one with the same shard name wrote
