@@ -31,7 +31,8 @@ type Controller struct {
 	needLeaderElection bool
 	skipNameValidation bool
 	log                logr.Logger
-	kind               string // Options.ForKind's Kind: the key of a reconcile's object reference
+	logCtor            func(*reconcile.Request) logr.Logger // Options.LogConstructor; nil: log with the request's values
+	kind               string                               // Options.ForKind's Kind: the key of a reconcile's object reference
 	metrics            *metrics.Controller
 	queueMetrics       workqueue.StatsProvider
 	fairnessKey        func(reconcile.Request) string
@@ -118,10 +119,14 @@ func NewUnmanaged(name string, opts Options) (*Controller, error) {
 		needLeaderElection: *opts.NeedLeaderElection,
 		skipNameValidation: opts.SkipNameValidation != nil && *opts.SkipNameValidation,
 		log:                controllerLogger(opts.Logger, name, opts.ForKind), // reqlog.go
+		logCtor:            opts.LogConstructor,
 		kind:               opts.ForKind.Kind,
 		metrics:            cm,
 		fairnessKey:        opts.FairnessKey,
 		tracer:             opts.Tracer,
+	}
+	if c.logCtor != nil {
+		c.log = c.logCtor(nil)
 	}
 	if c.tracer != nil {
 		c.links = newLinkTable()

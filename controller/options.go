@@ -106,6 +106,16 @@ type TypedOptions[request comparable] struct {
 	// controller.New does.
 	ForKind schema.GroupKind
 
+	// LogConstructor, when set, makes the controller's loggers instead,
+	// as controller-runtime's: called with nil for the controller's own
+	// logger and with the Request for each reconcile, whose logger then
+	// gets "reconcileID" added and is the one log.FromContext returns in
+	// Reconcile. It replaces the keys of Logger and ForKind and is called
+	// on every reconcile (the built-in logger attaches its values only
+	// when a line is logged). Nil means Logger with controller-runtime's
+	// keys.
+	LogConstructor func(req *request) logr.Logger
+
 	// Metrics registers the controller's metrics; nil means the manager's
 	// registerer (New) or no registration (NewUnmanaged).
 	Metrics prometheus.Registerer

@@ -32,9 +32,18 @@ type reconcileContext struct {
 // and the logger it holds: log with the request's values, the object's
 // reference under kind (For's kind; "" when unknown, see requestSink).
 func newReconcileContext(ctx context.Context, log logr.Logger, kind string, req reconcile.Request) (context.Context, logr.Logger) {
+	return newReconcileContextWith(ctx, log, kind, req, nil)
+}
+
+// newReconcileContextWith is newReconcileContext with the controller's
+// Options.LogConstructor, which, when not nil, makes the reconcile's
+// logger (with "reconcileID" added) in place of log's.
+func newReconcileContextWith(ctx context.Context, log logr.Logger, kind string, req reconcile.Request, ctor func(*reconcile.Request) logr.Logger) (context.Context, logr.Logger) {
 	rc := &reconcileContext{Context: ctx}
 	rc.logger = log
-	if parent := log.GetSink(); parent != nil { // not logr.Discard()
+	if ctor != nil {
+		rc.logger = ctor(&req).WithValues("reconcileID", rc.id.value())
+	} else if parent := log.GetSink(); parent != nil { // not logr.Discard()
 		rc.sink = requestSink{parent: parent, kind: kind, cluster: req.Cluster, namespace: req.Namespace, name: req.Name, id: &rc.id}
 		rc.logger = log.WithSink(&rc.sink)
 	}

@@ -30,7 +30,7 @@ var _ TypedController[reconcile.Request] = (*Controller)(nil)
 // would (with the reconcile timeout and panic recovery), without the
 // queue: the result is returned, not acted on.
 func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	ctx, _ = newReconcileContext(ctx, c.log, c.kind, req)
+	ctx, _ = newReconcileContextWith(ctx, c.log, c.kind, req, c.logCtor)
 	return c.reconcile(ctx, req)
 }
 

@@ -51,7 +51,7 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 // reconcileHandler reconciles req and acts on the outcome. links are the
 // events that led to req when the controller is traced (trace.go).
 func (c *Controller) reconcileHandler(ctx context.Context, req reconcile.Request, links *eventLinks) {
-	rctx, log := newReconcileContext(ctx, c.log, c.kind, req)
+	rctx, log := newReconcileContextWith(ctx, c.log, c.kind, req, c.logCtor)
 	var span trace.Span
 	if c.tracer != nil {
 		rctx, span = c.startReconcileSpan(rctx, req, links)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/go-logr/logr"
 	"reflect"
 	"strings"
 
@@ -34,6 +35,7 @@ type TypedBuilder[request comparable] struct {
 	rawSources       []source.TypedSource[request]
 	globalPredicates []predicate.Predicate
 	opts             controller.TypedOptions[request]
+	logConstructor   func(*request) logr.Logger
 	name             string
 	errs             []error
 }
@@ -113,6 +115,16 @@ func (b *TypedBuilder[request]) WithOptions(opts controller.TypedOptions[request
 	return b
 }
 
+// WithLogConstructor sets the controller's Options.LogConstructor, as
+// controller-runtime's: it makes the controller's logger (called with nil)
+// and each reconcile's (called with the Request; "reconcileID" is added),
+// in place of the built-in keys. An Options.LogConstructor given through
+// WithOptions takes precedence.
+func (b *TypedBuilder[request]) WithLogConstructor(logConstructor func(*request) logr.Logger) *TypedBuilder[request] {
+	b.logConstructor = logConstructor
+	return b
+}
+
 // Named sets the controller's name, used in logs and metrics; it defaults
 // to the lower-cased kind of For. Names must be unique within a manager.
 func (b *TypedBuilder[request]) Named(name string) *TypedBuilder[request] {
@@ -159,6 +171,9 @@ func (b *TypedBuilder[request]) Build(tr reconcile.TypedReconciler[request]) (*c
 	}
 	opts := typedOpts
 	opts.Reconciler = r
+	if ctor, ok := any(b.logConstructor).(func(*reconcile.Request) logr.Logger); ok && ctor != nil && opts.LogConstructor == nil {
+		opts.LogConstructor = ctor
+	}
 	if b.forInput != nil && opts.ForKind.Empty() { // the logger's controllerGroup, controllerKind and <Kind>
 		if gvk, err := apiutil.GVKForObject(b.forInput.obj, b.mgr.GetScheme()); err == nil {
 			opts.ForKind = gvk.GroupKind()

@@ -2,9 +2,11 @@ package builder_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -146,5 +148,29 @@ func TestBuilderMistakes(t *testing.T) {
 			assert.Equal(t, tt.want, err.Error())
 			assert.Empty(t, mgr.runnables, "nothing added to the manager")
 		})
+	}
+}
+
+// WithLogConstructor sets the controller's Options.LogConstructor, as
+// controller-runtime's builder does: the controller's own logger is the
+// constructor's (called with nil), whichever of WithOptions and
+// WithLogConstructor came first.
+func TestWithLogConstructor(t *testing.T) {
+	for _, optionsFirst := range []bool{true, false} {
+		var calls []*reconcile.Request
+		ctor := func(req *reconcile.Request) logr.Logger {
+			calls = append(calls, req)
+			return logr.Discard().WithValues("from", "ctor")
+		}
+		b := builder.ControllerManagedBy(newManager(t, cfg, "default")).For(&corev1.ConfigMap{}).Named(fmt.Sprintf("logctor-%v", optionsFirst))
+		if optionsFirst {
+			b = b.WithOptions(controller.Options{MaxConcurrentReconciles: 2}).WithLogConstructor(ctor)
+		} else {
+			b = b.WithLogConstructor(ctor).WithOptions(controller.Options{MaxConcurrentReconciles: 2})
+		}
+		_, err := b.Build(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }))
+		require.NoError(t, err)
+		require.Len(t, calls, 1, "options first: %v", optionsFirst)
+		assert.Nil(t, calls[0])
 	}
 }
