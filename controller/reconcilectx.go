@@ -35,6 +35,12 @@ func newReconcileContext(ctx context.Context, log logr.Logger, kind string, req 
 	return newReconcileContextWith(ctx, log, kind, req, nil)
 }
 
+// constructed calls ctor with a copy of req: taking req's address in
+// newReconcileContextWith would move it to the heap on every reconcile.
+func constructed(ctor func(*reconcile.Request) logr.Logger, req reconcile.Request) logr.Logger {
+	return ctor(&req)
+}
+
 // newReconcileContextWith is newReconcileContext with the controller's
 // Options.LogConstructor, which, when not nil, makes the reconcile's
 // logger (with "reconcileID" added) in place of log's.
@@ -42,7 +48,7 @@ func newReconcileContextWith(ctx context.Context, log logr.Logger, kind string, 
 	rc := &reconcileContext{Context: ctx}
 	rc.logger = log
 	if ctor != nil {
-		rc.logger = ctor(&req).WithValues("reconcileID", rc.id.value())
+		rc.logger = constructed(ctor, req).WithValues("reconcileID", rc.id.value())
 	} else if parent := log.GetSink(); parent != nil { // not logr.Discard()
 		rc.sink = requestSink{parent: parent, kind: kind, cluster: req.Cluster, namespace: req.Namespace, name: req.Name, id: &rc.id}
 		rc.logger = log.WithSink(&rc.sink)
