@@ -176,13 +176,14 @@ var w, err = client.NewWithWatch(nil, client.Options{})`,
 			notWant: []string{"kubeloop-migrate:", "controller-runtime"},
 		},
 		{
-			name: "builder methods kubeloop lacks get a note",
+			name: "WithLogConstructor is kept: kubeloop's builder has it",
 			give: `package x
 import ctrl "sigs.k8s.io/controller-runtime"
 func setup(mgr ctrl.Manager, r any, l func(*ctrl.Request) any) error {
 	return ctrl.NewControllerManagedBy(mgr).Named("cron").WithLogConstructor(nil).Complete(nil)
 }`,
-			want: []string{"// kubeloop-migrate: kubeloop's builder has no WithLogConstructor: give the base logger with WithOptions(controller.Options{Logger: l})"},
+			want:    []string{".WithLogConstructor(nil)"},
+			notWant: []string{"kubeloop-migrate:"},
 		},
 		{
 			name: "renamed functions",

@@ -68,7 +68,7 @@ var (
 var packages = map[string]pkgRule{
 	crModule: {members: ctrlMembers},
 
-	crModule + "/pkg/builder":            {to: kl("controller/builder"), members: map[string]target{"WebhookManagedBy": {note: "use webhook.ManagedBy(mgr, obj)"}, "WithLogConstructor": {note: "not offered: the controller's logger is Options.Logger"}}},
+	crModule + "/pkg/builder":            {to: kl("controller/builder"), members: map[string]target{"WebhookManagedBy": {note: "use webhook.ManagedBy(mgr, obj)"}}},
 	crModule + "/pkg/cache":              {to: kl("cache")},
 	crModule + "/pkg/client":             {to: kl("client"), members: clientMembers},
 	crModule + "/pkg/client/apiutil":     {to: kl("client/apiutil")},
@@ -200,7 +200,6 @@ var fields = map[string]map[string]fieldRule{
 		"UsePriorityQueue":      {drop: true, note: "dropped UsePriorityQueue: kubeloop's queue always has priorities"},
 		"EnableWarmup":          {drop: true, note: "dropped EnableWarmup: kubeloop requests informers when the controller is built"},
 		"NewQueue":              {note: "kubeloop's controller builds its own workqueue.Queue; remove NewQueue"},
-		"LogConstructor":        {note: "use Options.Logger"},
 	},
 	crModule + "/pkg/client.Options": {
 		"DryRun":          {note: "not offered: wrap the client with client.NewDryRunClient(c), or pass client.DryRunAll to each write"},
@@ -232,5 +231,4 @@ var managerFields = map[string]fieldRule{
 var methodNotes = map[string]string{
 	"AnnotatedEventf":              "events.k8s.io recorders have no AnnotatedEventf: use Eventf and set annotations elsewhere",
 	"AddMetricsServerExtraHandler": "use manager.Options{Metrics: manager.MetricsOptions{ExtraHandlers: ...}}",
-	"WithLogConstructor":           "kubeloop's builder has no WithLogConstructor: give the base logger with WithOptions(controller.Options{Logger: l}); the per-reconcile keys are controller-runtime's",
 }
