@@ -54,6 +54,9 @@ func BenchmarkE2E(b *testing.B) {
 	if *floor {
 		names = append(names, "floor", "wire-worker", "wire")
 	}
+	if *traced {
+		names = append(names, "kubeloop-hook", "kubeloop-otel")
+	}
 	if *reverse {
 		slices.Reverse(names)
 	}

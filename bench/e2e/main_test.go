@@ -56,6 +56,7 @@ var (
 	nLatency      = flag.Int("latency", 1000, "single events in the latency phase")
 	workers       = flag.Int("workers", 2, "reconcile workers of every stack")
 	reverse       = flag.Bool("reverse", false, "run the stacks in reverse order (hack/bench.sh alternates, so none always goes first)")
+	traced        = flag.Bool("traced", false, "BenchmarkE2E also runs the kubeloop stack with tracing on (impl=kubeloop-hook: a Tracer that does nothing; impl=kubeloop-otel: the OpenTelemetry SDK; see stacks.Traced)")
 	floor         = flag.Bool("floor", false, "BenchmarkE2E also runs the reference consumers stacks.Floor, stacks.WireWorker and stacks.Wire (impl=floor, wire-worker, wire)")
 
 	server *fakeapiserver.Process

@@ -33,6 +33,9 @@ func Lookup(name string) (Stack, bool) {
 	if st, ok := Stacks[name]; ok {
 		return st, true
 	}
+	if st, ok := Traced[name]; ok { // traced.go
+		return st, true
+	}
 	st, ok := References[name]
 	return st, ok
 }
