@@ -15,16 +15,18 @@ fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-## vet: go vet the library and the benchmark module
+## vet: go vet the library, the otel adapter module and the benchmark module
 vet:
 	$(GO) vet ./...
+	cd otel && $(GO) vet ./...
 	@if [ -f bench/go.mod ]; then cd bench && $(GO) vet ./...; fi
 
 lint: fmt-check vet
 
-## test: gofmt check, go vet, then every test under -race against a real control plane
+## test: gofmt check, go vet, then every test under -race against a real control plane (the library and the otel adapter module)
 test: tools lint
 	$(GO) test $(GOFLAGS_TEST) ./...
+	cd otel && $(GO) test $(GOFLAGS_TEST) ./...
 
 ## demo: the example App operator against a local control plane it starts itself
 demo: tools
