@@ -30,22 +30,29 @@ type Process struct {
 // binary) and starts it with cfg, returning once it serves. The server
 // exits when Stop is called or when this process exits.
 func Launch(ctx context.Context, cfg Config) (*Process, error) {
+	return launch(ctx, "KUBELOOP_FAKEAPISERVER", "fakeapiserver",
+		"-configmaps", fmt.Sprint(cfg.ConfigMaps), "-secrets", fmt.Sprint(cfg.Secrets), "-pods", fmt.Sprint(cfg.Pods))
+}
+
+// launch starts the command bench/cmd/<cmd> (the binary $<env> names, or
+// one built now) with args and waits for its READY line.
+func launch(ctx context.Context, env, cmd string, args ...string) (*Process, error) {
 	p := &Process{http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
-	bin := os.Getenv("KUBELOOP_FAKEAPISERVER")
+	bin := os.Getenv(env)
 	if bin == "" {
-		dir, err := os.MkdirTemp("", "fakeapiserver")
+		dir, err := os.MkdirTemp("", cmd)
 		if err != nil {
 			return nil, err
 		}
 		p.dir = dir
-		bin = filepath.Join(dir, "fakeapiserver")
-		out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kubeloop/kubeloop/bench/cmd/fakeapiserver").CombinedOutput()
+		bin = filepath.Join(dir, cmd)
+		out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kubeloop/kubeloop/bench/cmd/"+cmd).CombinedOutput()
 		if err != nil {
 			_ = os.RemoveAll(dir)
 			return nil, fmt.Errorf("fakeapiserver: build: %w: %s", err, out)
 		}
 	}
-	p.cmd = exec.Command(bin, "-configmaps", fmt.Sprint(cfg.ConfigMaps), "-secrets", fmt.Sprint(cfg.Secrets), "-pods", fmt.Sprint(cfg.Pods))
+	p.cmd = exec.Command(bin, args...)
 	p.cmd.Stderr = os.Stderr
 	p.cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
 	stdin, err := p.cmd.StdinPipe()
