@@ -85,6 +85,7 @@ type Holder struct {
 	// abandoned is when Renew gave up waiting for an attempt; a write of
 	// an attempt sent before it does not make the hold valid again.
 	abandoned time.Time
+	notes     map[string]string // SetAnnotation's; "" removes the key
 }
 
 // NewHolder checks cfg and returns a Holder that holds nothing yet. It
@@ -260,6 +261,7 @@ func (h *Holder) create(ctx context.Context) error {
 }
 
 func (h *Holder) setLabels(m *metav1.ObjectMeta) {
+	h.annotate(m)
 	if len(h.cfg.Labels) == 0 {
 		return
 	}
