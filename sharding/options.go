@@ -64,7 +64,8 @@ type Options struct {
 	// reconciles (the kinds of its controllers' For), for example
 	// &corev1.ConfigMap{}. Each must be in the scheme. Their objects are
 	// handed over between shards with the drain handshake, which the
-	// wrapper of Reconciler acknowledges. Required (at least one).
+	// wrapper of Reconciler acknowledges. Required (at least one) unless
+	// Clusters is set.
 	Objects []client.Object
 
 	// Controlled are prototypes of sharded kinds that are not reconciled
@@ -73,6 +74,12 @@ type Options struct {
 	// owner's shard, cached with the same label selector, and moved as
 	// soon as their owner sits on its new shard. Zero: none.
 	Controlled []client.Object
+
+	// Clusters says that the ring places the clusters of a fleet on its
+	// shards (multicluster.Sharded; the manager sets it when both
+	// Options.Sharding and Options.Clusters are set), so Objects may be
+	// empty. Zero: Objects is required.
+	Clusters bool
 
 	// Namespace holds the shard Leases and the sharder's election Lease.
 	// Zero: the pod's namespace (read from the service account mount);
@@ -234,7 +241,7 @@ func (o Options) validate() error {
 	if msgs := validation.IsDNS1123Label(o.Namespace); len(msgs) > 0 {
 		errs = append(errs, fmt.Errorf("namespace %q is invalid: %s", o.Namespace, strings.Join(msgs, "; ")))
 	}
-	if len(o.Objects) == 0 {
+	if len(o.Objects) == 0 && !o.Clusters {
 		errs = append(errs, errors.New("Objects must name at least one sharded kind"))
 	}
 	for i, obj := range append(append([]client.Object(nil), o.Objects...), o.Controlled...) {
