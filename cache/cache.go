@@ -134,13 +134,27 @@ func (c *InformerCache) LazyInformerStarts() int64 { return c.lazyStarts.Load() 
 // Start runs every informer, and every informer added later, until ctx
 // ends. It returns after all of them have stopped.
 func (c *InformerCache) Start(ctx context.Context) error {
+	stopped, err := c.Launch(ctx)
+	if err != nil {
+		return err
+	}
+	<-stopped
+	return nil
+}
+
+// Launch is Start that returns at once: the informers run until ctx ends,
+// and the channel returned is closed once all of them have stopped. No
+// goroutine waits for ctx meanwhile, so a fleet's idle cluster costs only
+// its informers' goroutines (bench/multicluster BenchmarkEngage,
+// goroutines/cluster). It fails as Start does when the cache was started
+// before.
+func (c *InformerCache) Launch(ctx context.Context) (<-chan struct{}, error) {
 	c.mu.Lock()
 	if runState(c.state.Load()) != notStarted {
 		c.mu.Unlock()
-		return errors.New("cache: Start called twice")
+		return nil, errors.New("cache: Start called twice")
 	}
 	runCtx, cancel := context.WithCancel(klog.NewContext(ctx, c.log))
-	defer cancel()
 	c.state.Store(uint32(running))
 	c.launch = func(e *entry) { e.group.Start(runCtx, &c.running) }
 	for _, e := range c.entries {
@@ -149,15 +163,17 @@ func (c *InformerCache) Start(ctx context.Context) error {
 	close(c.started)
 	c.mu.Unlock()
 
-	<-ctx.Done()
-
-	c.mu.Lock()
-	c.state.Store(uint32(stopped))
-	c.launch = nil
-	c.mu.Unlock()
-	cancel()
-	c.running.Wait()
-	return nil
+	done := make(chan struct{})
+	context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		c.state.Store(uint32(stopped))
+		c.launch = nil
+		c.mu.Unlock()
+		cancel()
+		c.running.Wait()
+		close(done)
+	})
+	return done, nil
 }
 
 // WaitForCacheSync waits until Start has been called and every informer

@@ -39,45 +39,75 @@ func newEngagement(f *Fleet, cl *Cluster, ctx, runCtx context.Context) *engageme
 	}
 }
 
-// run engages the cluster, waits until it leaves and cleans up: the
-// controllers' watches stop, the cache and its informers stop, idle
-// connections close, and the cluster is forgotten.
+// run engages the cluster and returns once it has synced (or left):
+// what failed (the cluster was unreachable, say) is tried again with
+// backoff, and sources registered late are handed the informers' stores,
+// so they miss nothing. The cache runs without a goroutine waiting for
+// it, and leaving is a context.AfterFunc: an idle cluster runs only its
+// informers' goroutines (bench/multicluster BenchmarkEngage,
+// goroutines/cluster).
 func (e *engagement) run(indexes []index, engagers []Engager) {
-	defer e.f.running.Done()
-	defer close(e.done)
 	e.log.Info("Engaging cluster")
 	// Every controller's handlers are registered before the informers
 	// start: the initial list reaches each of them.
 	pending := e.prepare(indexes, engagers)
-	// What failed (the cluster was unreachable, say) is tried again with
-	// backoff; sources registered late are handed the informers' stores,
-	// so they miss nothing. This goroutine ends once the cluster synced:
-	// an idle cluster runs only its cache's goroutines and this one's.
-	syncDone := make(chan struct{})
-	go func() {
-		defer close(syncDone)
-		for attempt := 0; pending.len() > 0; attempt++ {
-			t := time.NewTimer(retryDelay(attempt))
-			select {
-			case <-t.C:
-				pending = e.prepare(pending.indexes, pending.engagers)
-			case <-e.ctx.Done():
-				t.Stop()
-				return
-			}
+	cacheDone := e.startCache()
+	// Registered when run returns, whichever way: leave runs once the
+	// cluster has left (at once if it has already).
+	defer context.AfterFunc(e.ctx, func() { e.leave(cacheDone) })
+	for attempt := 0; pending.len() > 0; attempt++ {
+		t := time.NewTimer(retryDelay(attempt))
+		select {
+		case <-t.C:
+			pending = e.prepare(pending.indexes, pending.engagers)
+		case <-e.ctx.Done():
+			t.Stop()
+			return
 		}
-		if e.cl.cache.WaitForCacheSync(e.ctx) && e.ctx.Err() == nil {
-			e.mu.Lock()
-			e.synced = true
-			e.mu.Unlock()
-			e.log.Info("Cluster synced")
+	}
+	if e.cl.cache.WaitForCacheSync(e.ctx) && e.ctx.Err() == nil {
+		e.mu.Lock()
+		e.synced = true
+		e.mu.Unlock()
+		e.log.Info("Cluster synced")
+	}
+}
+
+// launcher is a cache that starts without blocking (cache.InformerCache).
+type launcher interface {
+	Launch(ctx context.Context) (<-chan struct{}, error)
+}
+
+// startCache starts the cluster's cache until the cluster leaves; the
+// channel is closed once the cache has stopped.
+func (e *engagement) startCache() <-chan struct{} {
+	if l, ok := e.cl.cache.(launcher); ok {
+		done, err := l.Launch(e.ctx)
+		if err == nil {
+			return done
+		}
+		e.log.Error(err, "Cluster cache failed")
+		closed := make(chan struct{})
+		close(closed)
+		return closed
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := e.cl.cache.Start(e.ctx); err != nil {
+			e.log.Error(err, "Cluster cache failed")
 		}
 	}()
-	if err := e.cl.cache.Start(e.ctx); err != nil { // until the cluster leaves
-		e.log.Error(err, "Cluster cache failed")
-	}
-	<-syncDone
+	return done
+}
 
+// leave cleans up once the cluster has left and run has returned: the
+// controllers' watches stop, the cache and its informers stop, idle
+// connections close, and the cluster is forgotten.
+func (e *engagement) leave(cacheDone <-chan struct{}) {
+	defer e.f.running.Done()
+	defer close(e.done)
+	<-cacheDone
 	e.mu.Lock()
 	e.ending = true
 	e.mu.Unlock()
