@@ -79,8 +79,8 @@ type hold struct {
 	src      *found
 	ctx      context.Context // ends when the cluster is drained
 	cancel   context.CancelFunc
-	draining bool           // set under Sharded.mu; no reconcile is admitted after
-	inflight sync.WaitGroup // the admitted reconciles; Add under Sharded.mu
+	draining bool            // set under Sharded.mu; no reconcile is admitted after
+	inflight sync.WaitGroup  // the admitted reconciles; Add under Sharded.mu
 	done     <-chan struct{} // the fleet engagement's end; nil for the manager's own cluster
 }
 
