@@ -97,7 +97,7 @@ func newEntry(key kindKey, mapping *meta.RESTMapping, kc kindConfig, f listWatch
 	prober := listwatch.ProberOf(f)
 	for _, nc := range kc.informers(namespaced) {
 		lw, err := f.ListWatch(listwatch.Request{GVK: key.gvk, Shape: key.shape, Mapping: mapping, Namespace: nc.namespace,
-			Label: nc.label, Field: nc.field, Strip: !kc.keepManagedFields, Share: nc.transform == nil})
+			Label: nc.label, Field: nc.field, Strip: !kc.keepManagedFields, Share: nc.transform == nil, Shard: kc.shard})
 		if err != nil {
 			return nil, fmt.Errorf("cache: list-watch of %s: %w", kinds.String(key.gvk), err)
 		}

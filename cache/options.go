@@ -182,6 +182,29 @@ type ByObject struct {
 	// SyncPeriod is the kind's resync period, in place of
 	// Options.SyncPeriod. Nil means Options.SyncPeriod; 0 means never.
 	SyncPeriod *time.Duration
+	// ShardSelector narrows the kind's lists and watches on the server
+	// with a shardSelector (Kubernetes 1.37's ShardedListAndWatch) that
+	// may change while the cache runs: a change ends the kind's watches,
+	// and each informer lists again with the new selector, which drops
+	// the objects outside it (its handlers see them deleted). The kind
+	// always lists with InitialListPaged. package sharding sets it for a
+	// ring in server-side mode. Nil means no shardSelector.
+	ShardSelector ShardSelector
+}
+
+// ShardSelector is a kind's server-side shardSelector that may change
+// (ByObject.ShardSelector).
+type ShardSelector interface {
+	// Shard returns the selector ("" for none), its generation, and a
+	// channel closed once a later generation replaces it.
+	Shard() (selector string, gen uint64, changed <-chan struct{})
+	// Listing is called by each of the kind's informers, identified by
+	// informer, before it lists with generation gen.
+	Listing(informer any, gen uint64)
+	// Listed is called by an informer once it stored the result of its
+	// list of generation gen (the objects outside the selector are gone
+	// from it and its handlers were told).
+	Listed(informer any, gen uint64)
 }
 
 // kindConfig is the resolved configuration of one kind.
@@ -196,6 +219,7 @@ type kindConfig struct {
 	streamingList     bool
 	detectMutations   bool
 	onMutation        func(error)
+	shard             ShardSelector
 }
 
 // defaulted returns opts with every nil default filled in. It is the one
@@ -288,6 +312,11 @@ func configFor(o Options, byGVK map[schema.GroupVersionKind]ByObject, gvk schema
 		}
 		if bo.UnsafeDisableDeepCopy != nil {
 			kc.disableDeepCopy = *bo.UnsafeDisableDeepCopy
+		}
+		if bo.ShardSelector != nil {
+			// The list-watch tells a list apart from a streaming one by
+			// the request: a paged list it is.
+			kc.shard, kc.streamingList = bo.ShardSelector, false
 		}
 	}
 	if len(kc.namespaces) == 0 {

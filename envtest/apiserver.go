@@ -63,6 +63,10 @@ func (e *Environment) apiServerArgs(port int) []string {
 		"--authorization-mode=" + authz,
 		"--shutdown-delay-duration=0s",
 		"--allow-privileged=true",
+		// sharding's server-side mode lists and watches with a
+		// shardSelector, an alpha field the API server ignores without
+		// this gate.
+		"--feature-gates=ShardedListAndWatch=true",
 		"--v=0",
 	}
 	if s := e.ControlPlane.APIServer; s != nil {

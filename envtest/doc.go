@@ -40,6 +40,10 @@
 //   - Clients authenticate with certificates from a CA made for this
 //     Environment; the returned config is in system:masters. AddUser issues
 //     further identities, for least-privilege tests with Authorization "RBAC".
+//   - kube-apiserver runs with --feature-gates=ShardedListAndWatch=true
+//     (the shardSelector of sharding's server-side mode). A
+//     Configure().Set("feature-gates", ...) replaces it; Append keeps it
+//     (the API server merges repeated --feature-gates flags).
 //   - Start either returns a ready control plane (readyz ok, the default
 //     namespace present, every CRD established and served) or an error that
 //     says what failed, with the last lines each process printed.

@@ -90,6 +90,8 @@ type Request struct {
 	// The list-watch then has a ShareStore method, which the informer
 	// calls with its store.
 	Share bool
+	// Shard is the kind's server-side shardSelector; nil for none.
+	Shard ShardSource
 }
 
 // sharingLW is a typed list-watch whose watch events share the maps of
@@ -188,6 +190,7 @@ func filteredListWatch[L runtime.Object](r Request,
 	list func(context.Context, metav1.ListOptions) (L, error),
 	watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error),
 ) *toolscache.ListWatch {
+	list, watchFn = shardFilter(r, list, watchFn)
 	return &toolscache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			serverFilter(r, &opts)
