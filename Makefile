@@ -2,7 +2,7 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -count=1 -timeout 20m
 
-.PHONY: all test tools lint vet fmt-check demo demo-sharded demo-fleet bench bench-real bench-sharding clean-tools
+.PHONY: all test tools lint vet fmt-check demo demo-sharded demo-fleet bench bench-real bench-sharding bench-multicluster clean-tools
 
 all: test
 
@@ -51,6 +51,10 @@ bench-real: tools
 ## bench-sharding: opt-in, sharding throughput and heap against a real control plane (about 6 minutes; see bench/sharding)
 bench-sharding: tools
 	bench/sharding/run.sh
+
+## bench-multicluster: opt-in, the fleet's engage latency, per-cluster heap and goroutines, cold start, cycles and a blackholed cluster (about 5 minutes; see BENCHMARKS-multicluster.md)
+bench-multicluster: tools
+	hack/bench-multicluster.sh
 
 ## soak: opt-in, minutes: an operator under load through faults in sequence, with a report (see internal/reliability/soak)
 soak: tools

@@ -41,7 +41,11 @@
 // Lifecycle of a cluster:
 //   - Engage builds the Cluster and returns; everything else runs in the
 //     cluster's own goroutine, under a context that ends when the
-//     provider's context for it ends or the fleet stops.
+//     provider's context for it ends or the fleet stops. That goroutine
+//     ends once the cluster has synced: an idle cluster runs only its
+//     informers' goroutines (one per kind) and its connections' (one per
+//     HTTP/2 connection, two per HTTP/1.1 one), and its leaving is a
+//     context.AfterFunc.
 //   - The fleet's field indexes are added and every controller that
 //     watches the fleet is engaged (controller.EngageCluster): its
 //     sources get the cluster's informers and register their handlers.
@@ -71,6 +75,12 @@
 //   - controller.FairByCluster makes each cluster a tenant of the queue:
 //     with W workers and T clusters with Requests waiting, a quiet
 //     cluster's Request waits for at most W + T - 1 reconciles.
+//   - An idle engaged cluster with one kind costs about 110 KiB of heap
+//     and 3 goroutines on plain HTTP, 220 KiB and 3 on TLS with HTTP/2
+//     (bench/multicluster BenchmarkEngage and BenchmarkRealEngage); a
+//     cluster that left leaves nothing behind but what
+//     golang.org/x/net/http2 keeps of a closed connection (about 70 KiB,
+//     for its 30 s read-idle health-check timer; then it is collected).
 //   - Single-cluster cost is unchanged: Request grows by one string; the
 //     queue door of a local watch compares one string per add, and a
 //     worker one string per Request.

@@ -50,6 +50,7 @@ var (
 	wave              = flag.Int("wave", 10, "clusters engaged at once in BenchmarkCycles")
 	nEvents           = flag.Int("events", 3000, "events fired in BenchmarkBlackhole")
 	blackholeClusters = flag.Int("blackhole-clusters", 100, "clusters of BenchmarkBlackhole")
+	lateWait          = flag.Duration("late-wait", 0, "BenchmarkEngage and BenchmarkRealEngage: also measure the heap left this long after every cluster left")
 	realPlanes        = flag.Bool("real", false, "run BenchmarkRealEngage on a real control plane (make tools builds it)")
 )
 

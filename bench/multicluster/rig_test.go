@@ -144,6 +144,13 @@ func (r *recorder) forget(name string) {
 	r.mu.Unlock()
 }
 
+// resetLatencies forgets the latencies recorded so far.
+func (r *recorder) resetLatencies() {
+	r.mu.Lock()
+	r.lat = map[string][]time.Duration{}
+	r.mu.Unlock()
+}
+
 // latencies returns the event-to-reconcile latencies of every cluster
 // but those in except, sorted, and how many events were fired at them.
 func (r *recorder) latencies(except ...string) []time.Duration {
