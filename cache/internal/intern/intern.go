@@ -39,7 +39,10 @@ type Interner struct {
 
 // New returns an empty Interner.
 func New() *Interner {
-	in := &Interner{m: make(map[string]string, 256)}
+	// No size hint: a hint of 256 cost each cache 18 KiB before its first
+	// object, a tenth of a fleet's idle cluster (bench/multicluster
+	// BenchmarkRealEngage, heap-KiB/cluster); a large cache grows it anyway.
+	in := &Interner{m: map[string]string{}}
 	in.share.init(func(m map[string]string) map[string]string { return in.stringMap(m, true) })
 	return in
 }
