@@ -25,11 +25,15 @@ import (
 // of the clusters on average and 29.3% at worst (25% is the minimum).
 const LoadFactor = 1.1
 
-// place returns the shard of each cluster on shards: rendezvous (highest
-// random weight) hashing with bounded loads. The clusters are taken in
-// the order of their hash; each goes to the shard it scores highest with
-// among those that have room. The result depends only on the two sets,
-// not on their order or duplicates. With no shards it is empty.
+// Place returns the shard of each cluster on shards, as a sharded fleet
+// (Sharded) places them: rendezvous (highest random weight) hashing with
+// bounded loads (LoadFactor). The clusters are taken in the order of
+// their hash; each goes to the shard it scores highest with among those
+// that have room. The result depends only on the two sets, not on their
+// order or duplicates, so every replica computes the same. With no shards
+// it is empty. Sharded places the manager's own cluster ("") too.
+func Place(clusters, shards []string) map[string]string { return place(clusters, shards) }
+
 func place(clusters, shards []string) map[string]string {
 	shards = sortedSet(shards)
 	clusters = sortedSet(clusters)
