@@ -265,6 +265,7 @@ func (c *Controller) newQueue() *workqueue.Queue[reconcile.Request] {
 		RateLimiter: c.rateLimiter,
 		Metrics:     c.queueMetrics,
 		FairnessKey: c.fairnessKey,
+		Hash:        reconcile.Request.Hash,
 	})
 }
 

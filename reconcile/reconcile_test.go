@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"testing"
 	"time"
 
@@ -104,4 +105,27 @@ func ExampleTerminalError() {
 	// Output:
 	// true
 	// app default/web: terminal error: spec.port 70000 is out of range
+}
+
+// TestRequestHash: equal Requests hash equal; the same strings in other
+// fields, or a cluster added, hash apart; the seed matters.
+func TestRequestHash(t *testing.T) {
+	seed := maphash.MakeSeed()
+	a := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "a"}}
+	b := a
+	assert.Equal(t, a.Hash(seed), b.Hash(seed))
+	swapped := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "a", Name: "ns"}}
+	assert.NotEqual(t, a.Hash(seed), swapped.Hash(seed))
+	inCluster := a
+	inCluster.Cluster = "east"
+	assert.NotEqual(t, a.Hash(seed), inCluster.Hash(seed))
+	assert.NotEqual(t, a.Hash(seed), a.Hash(maphash.MakeSeed()))
+	// The upper halves (what the workqueue's index uses) of 10k distinct
+	// Requests barely collide.
+	seen := map[uint32]bool{}
+	for i := range 10000 {
+		r := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: fmt.Sprint("ns-", i%10), Name: fmt.Sprint("obj-", i)}}
+		seen[uint32(r.Hash(seed)>>32)] = true
+	}
+	assert.Greater(t, len(seen), 9980)
 }

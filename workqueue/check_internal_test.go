@@ -133,8 +133,8 @@ func (q *Queue[K]) checkLocked() error {
 		if e.flags != fIdle {
 			live++
 		}
-		if got, ok := q.index[e.key]; !ok || got != id {
-			bad("slot %d (key %v): index has %d, %v", id, e.key, got, ok)
+		if got := q.slotOf(e.key); got != id {
+			bad("slot %d (key %v): index has %d", id, e.key, got)
 		}
 		if e.flags&(fReady|fDirty|fWaiting) != 0 && e.prio != 0 {
 			prioPending = true
@@ -168,10 +168,11 @@ func (q *Queue[K]) checkLocked() error {
 			bad("slot %d (key %v): only waiting, has links %v", id, e.key, e.links[byArrival])
 		}
 	}
-	if len(q.index) != int(q.slots)-nfree {
-		bad("index: %d keys, %d slots in use", len(q.index), int(q.slots)-nfree)
+	if q.index.n != int(q.slots)-nfree {
+		bad("index: %d keys, %d slots in use", q.index.n, int(q.slots)-nfree)
 	}
-	for k, id := range q.index {
+	q.checkIndex(bad)
+	for k, id := range q.indexMap() {
 		if id < 0 || id >= q.slots || free[id] || q.at(id).key != k {
 			bad("index: key %v names slot %d (of %d; free %v)", k, id, q.slots, id >= 0 && id < q.slots && free[id])
 		}
@@ -399,7 +400,7 @@ func TestShutDownForgetsTheDelayOfAKeyInFlight(t *testing.T) {
 	require.NoError(t, q.check())
 	q.Done(a)
 	require.NoError(t, q.check())
-	withLock(q, func() { assert.Empty(t, q.index) })
+	withLock(q, func() { assert.Zero(t, q.index.n) })
 }
 
 // TestCheckFindsCorruption breaks one invariant at a time and expects
@@ -410,19 +411,19 @@ func TestCheckFindsCorruption(t *testing.T) {
 		give  func(q *Queue[string])
 		wants string
 	}{
-		{"flags", func(q *Queue[string]) { q.at(q.index["r1"]).flags |= fWaiting }, "are no state"},
+		{"flags", func(q *Queue[string]) { q.at(q.slotOf("r1")).flags |= fWaiting }, "are no state"},
 		{"bucket count", func(q *Queue[string]) { q.buckets[q.order[0]].n++ }, "lists 2 keys, n is 3"},
 		{"nready", func(q *Queue[string]) { q.nready-- }, "nready 1"},
-		{"priority", func(q *Queue[string]) { q.at(q.index["r1"]).prio = 7 }, "priority 7 in the bucket of priority 0"},
-		{"back link", func(q *Queue[string]) { q.at(q.index["r2"]).links[byArrival].prev = none }, "links back to -1"},
-		{"cycle", func(q *Queue[string]) { q.at(q.index["r2"]).links[byArrival].next = q.index["r1"] }, "a cycle?"},
-		{"index", func(q *Queue[string]) { q.index["r1"] = q.index["r2"] }, "index has"},
+		{"priority", func(q *Queue[string]) { q.at(q.slotOf("r1")).prio = 7 }, "priority 7 in the bucket of priority 0"},
+		{"back link", func(q *Queue[string]) { q.at(q.slotOf("r2")).links[byArrival].prev = none }, "links back to -1"},
+		{"cycle", func(q *Queue[string]) { q.at(q.slotOf("r2")).links[byArrival].next = q.slotOf("r1") }, "a cycle?"},
+		{"index", func(q *Queue[string]) { q.setSlot("r1", q.slotOf("r2")) }, "index has"},
 		{"in flight", func(q *Queue[string]) { q.inflight++ }, "inflight 2"},
 		{"idle", func(q *Queue[string]) { q.idle++ }, "idle 2"},
-		{"heap place", func(q *Queue[string]) { q.at(q.index["w1"]).heap = 1 }, "waiting, at 1"},
-		{"heap order", func(q *Queue[string]) { q.at(q.index["w1"]).readyAt = 1 << 62 }, "its parent"},
+		{"heap place", func(q *Queue[string]) { q.at(q.slotOf("w1")).heap = 1 }, "waiting, at 1"},
+		{"heap order", func(q *Queue[string]) { q.at(q.slotOf("w1")).readyAt = 1 << 62 }, "its parent"},
 		{"timer", func(q *Queue[string]) { q.armedAt = 0 }, "timer armed at 0"},
-		{"free list", func(q *Queue[string]) { q.free = q.index["r1"] }, "free slot"},
+		{"free list", func(q *Queue[string]) { q.free = q.slotOf("r1") }, "free slot"},
 		{"depth", func(q *Queue[string]) { q.metrics.depth++ }, "metrics: depth 4"},
 		{"waiter", func(q *Queue[string]) { q.waiters = append(q.waiters, &waiter[string]{}) }, "parked with 2 keys ready"},
 	} {

@@ -1,7 +1,6 @@
 package workqueue
 
 import (
-	"maps"
 	"math/bits"
 	"time"
 )
@@ -9,20 +8,21 @@ import (
 // This file holds the per-key state machine; every function here runs with
 // q.mu held.
 
-// add records one add of key: ready now if after <= 0, else after a delay.
-// now is the current time, or -1 to read the clock only if needed. It
+// add records one add of key, whose tag (tagOf) is tag: ready now if
+// after <= 0, else after a delay. now is the current time, or -1 to read
+// the clock only if needed. It
 // reports whether key became ready or dirty (an add in client-go's terms).
-func (q *Queue[K]) add(key K, prio int, after time.Duration, now int64) bool {
+func (q *Queue[K]) add(key K, tag uint32, prio int, after time.Duration, now int64) bool {
 	if q.shutdown {
 		return false
 	}
 	if prio != 0 && !q.stamp {
 		q.startStamping()
 	}
-	id, ok := q.index[key]
+	id := lookup(&q.index, &q.slab, key, tag)
 	switch {
-	case !ok:
-		id = q.alloc(key)
+	case id == none:
+		id = q.alloc(key, tag)
 	case q.at(id).flags == fIdle:
 		q.revive(id, key)
 	}
@@ -158,8 +158,8 @@ func (q *Queue[K]) inFlight(key K) int32 {
 		}
 		id = q.next(byArrival, id)
 	}
-	id, ok := q.index[key]
-	if !ok || q.at(id).flags&fProcessing == 0 {
+	id = lookup(&q.index, &q.slab, key, q.tagOf(key))
+	if id == none || q.at(id).flags&fProcessing == 0 {
 		return none
 	}
 	return id
@@ -180,17 +180,17 @@ func (q *Queue[K]) startStamping() {
 	}
 }
 
-// alloc creates the state of a new key.
-func (q *Queue[K]) alloc(key K) int32 {
-	if q.idle > 0 && 4*q.idle >= len(q.index) {
+// alloc creates the state of a new key, whose tag is tag.
+func (q *Queue[K]) alloc(key K, tag uint32) int32 {
+	if q.idle > 0 && 4*q.idle >= q.index.n {
 		q.dropIdle()
 	}
 	id := q.newSlot()
-	*q.at(id) = fresh(key)
-	if q.expected > 0 && len(q.index) >= expectAt {
+	*q.at(id) = fresh(key, tag)
+	if q.expected > 0 && q.index.n >= expectAt {
 		q.growIndex()
 	}
-	q.index[key] = id
+	q.index.insert(tag, id)
 	return id
 }
 
@@ -200,17 +200,13 @@ const expectAt = 4096
 
 // growIndex makes room in the index for the keys Expect announced.
 func (q *Queue[K]) growIndex() {
-	if q.expected > len(q.index) {
-		index := make(map[K]int32, q.expected)
-		maps.Copy(index, q.index)
-		q.index = index
-	}
+	q.index.reserve(q.expected)
 	q.expected = 0
 }
 
 // fresh returns the state of a key just added: linked into nothing.
-func fresh[K comparable](key K) entry[K] {
-	return entry[K]{key: key, links: [chains]link{{none, none}, {none, none}}, heap: none, bucket: none, group: none}
+func fresh[K comparable](key K, tag uint32) entry[K] {
+	return entry[K]{key: key, tag: tag, links: [chains]link{{none, none}, {none, none}}, heap: none, bucket: none, group: none}
 }
 
 // retire sets aside the state of a key that Done left neither pending nor
@@ -225,7 +221,7 @@ func (q *Queue[K]) retire(id int32) {
 	q.at(id).flags = fIdle
 	q.pushBack(&q.idleKeys, byArrival, id)
 	q.idle++
-	if len(q.index) == q.idle { // empty
+	if q.index.n == q.idle { // empty
 		if q.slots > shrinkAbove {
 			q.shrink()
 		} else {
@@ -238,7 +234,7 @@ func (q *Queue[K]) retire(id int32) {
 func (q *Queue[K]) revive(id int32, key K) {
 	q.unlink(&q.idleKeys, byArrival, id)
 	q.idle--
-	*q.at(id) = fresh(key)
+	*q.at(id) = fresh(key, q.at(id).tag)
 }
 
 // dropIdle releases every retired key.
@@ -253,7 +249,7 @@ func (q *Queue[K]) dropIdle() {
 
 // release forgets the state of a key that is neither pending nor in flight.
 func (q *Queue[K]) release(id int32) {
-	delete(q.index, q.at(id).key)
+	q.index.remove(q.at(id).tag, id)
 	q.freeSlot(id)
 }
 
@@ -267,7 +263,7 @@ const shrinkAbove = 4096
 // the few keys of the steady state over megabytes, and each Add and Done
 // pays cache misses to find them.
 func (q *Queue[K]) shrink() {
-	q.index = make(map[K]int32)
+	q.index.reset()
 	q.dropAll()
 	q.idleKeys, q.idle = emptyList, 0
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubeloop/kubeloop/reconcile"
 	"github.com/kubeloop/kubeloop/workqueue"
 )
 
@@ -121,4 +124,21 @@ func ExampleNewMetricsAdapter() {
 	// Output:
 	// jobs adds +2
 	// jobs retries +1
+}
+
+// A queue of reconcile.Request hashes its keys with reconcile.Request.Hash,
+// as the controller's queue does; without it the queue falls back to
+// hash/maphash's generic Comparable, about 20 ns more per Add.
+func ExampleOptions_hash() {
+	q := workqueue.New(workqueue.Options[reconcile.Request]{
+		Name: "widgets",
+		Hash: reconcile.Request.Hash,
+	})
+	defer q.ShutDown()
+
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "shop", Name: "cart"}}
+	q.Add(req)
+	q.Add(req) // held once
+	fmt.Println(q.Len())
+	// Output: 1
 }

@@ -3,6 +3,7 @@ package workqueue
 import (
 	"flag"
 	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -383,6 +384,12 @@ func runModel(t *testing.T, seed uint64, steps int) {
 	}
 	if r.IntN(3) == 0 {
 		opts.FairnessKey = func(k string) string { return "g" + k[len(k)-1:] }
+	}
+	switch r.IntN(4) { // hashes that collide: every key on one probe run, or few homes
+	case 0:
+		opts.Hash = func(string, maphash.Seed) uint64 { return 0 }
+	case 1:
+		opts.Hash = func(k string, _ maphash.Seed) uint64 { return uint64(k[len(k)-1]) << 61 }
 	}
 	prioFrom := 0 // the step from which adds have priorities: later, stamping starts with keys pending
 	if r.IntN(2) == 0 {

@@ -29,7 +29,7 @@ func TestRetiredKeysStayIndexedUntilNeeded(t *testing.T) {
 	}
 	withLock(q, func() {
 		assert.Equal(t, 60, q.idle)
-		assert.Len(t, q.index, 100, "Done deleted nothing")
+		assert.Equal(t, 100, q.index.n, "Done deleted nothing")
 		require.NoError(t, q.checkLocked())
 	})
 
@@ -47,7 +47,7 @@ func TestRetiredKeysStayIndexedUntilNeeded(t *testing.T) {
 	q.Add("new")
 	withLock(q, func() {
 		assert.Zero(t, q.idle)
-		assert.Len(t, q.index, 42)
+		assert.Equal(t, 42, q.index.n)
 		require.NoError(t, q.checkLocked())
 	})
 
@@ -61,7 +61,7 @@ func TestRetiredKeysStayIndexedUntilNeeded(t *testing.T) {
 	assert.Equal(t, []string{"k3", "new"}, got[40:], "revived keys queue as new ones")
 	withLock(q, func() {
 		assert.Zero(t, q.idle, "empty: nothing left idle")
-		assert.Empty(t, q.index)
+		assert.Zero(t, q.index.n)
 	})
 }
 
@@ -112,7 +112,7 @@ func TestIdleIsBounded(t *testing.T) {
 		k, _ := q.Get()
 		q.Done(k)
 		withLock(q, func() {
-			require.LessOrEqual(t, len(q.index), (4*live)/3+2, "after %d", i)
+			require.LessOrEqual(t, q.index.n, (4*live)/3+2, "after %d", i)
 		})
 	}
 	withLock(q, func() {
@@ -133,11 +133,11 @@ func TestShutDownWithIdle(t *testing.T) {
 	q.ShutDown()
 	withLock(q, func() {
 		assert.Zero(t, q.idle)
-		assert.Equal(t, map[string]int32{b: q.index[b]}, q.index)
+		assert.Equal(t, map[string]int32{b: q.slotOf(b)}, q.indexMap())
 	})
 	q.Done(b)
 	withLock(q, func() {
-		assert.Empty(t, q.index)
+		assert.Zero(t, q.index.n)
 	})
 }
 
@@ -180,7 +180,7 @@ func TestRetireAgainstModel(t *testing.T) {
 				q.mu.Lock()
 				defer q.mu.Unlock()
 				require.Equal(t, len(inFlight), q.inflight, "step %d", step)
-				require.Equal(t, live+q.idle, len(q.index), "step %d", step)
+				require.Equal(t, live+q.idle, q.index.n, "step %d", step)
 				if keys < 100 || step%97 == 0 {
 					require.NoError(t, q.checkLocked())
 				}
@@ -213,7 +213,7 @@ func TestRetireAgainstModel(t *testing.T) {
 			check(-1)
 			require.NoError(t, q.check())
 			withLock(q, func() {
-				assert.Empty(t, q.index)
+				assert.Zero(t, q.index.n)
 				assert.Zero(t, q.idle)
 				if keys > shrinkAbove {
 					assert.Zero(t, q.slots, "shrunk once empty")

@@ -17,7 +17,8 @@ const (
 	chunkSize  = 1 << chunkShift
 )
 
-// firstChunk is the capacity the first chunk starts with.
+// firstChunk is the capacity the first chunk starts with; it doubles up
+// to chunkSize (append's own growth would pass it for some entry sizes).
 const firstChunk = 8
 
 // slab holds the slots of a queue's keys. A slot is in use, or free: a
@@ -43,7 +44,13 @@ func (s *slab[K]) newSlot() int32 {
 	}
 	id := s.slots
 	if c := int(id >> chunkShift); c < len(s.chunks) {
-		s.chunks[c] = append(s.chunks[c], entry[K]{})
+		ch := s.chunks[c]
+		if len(ch) == cap(ch) { // the first chunk: double it, up to chunkSize
+			grown := make([]entry[K], len(ch), min(2*cap(ch), chunkSize))
+			copy(grown, ch)
+			ch = grown
+		}
+		s.chunks[c] = append(ch, entry[K]{})
 	} else {
 		n := chunkSize
 		if c == 0 {

@@ -48,7 +48,7 @@ func TestSlabLists(t *testing.T) {
 	s := slab[string]{free: none}
 	for i := range 4 {
 		id := s.newSlot()
-		*s.at(id) = fresh(fmt.Sprint("k", i))
+		*s.at(id) = fresh(fmt.Sprint("k", i), 0)
 	}
 	arrival, group := emptyList, emptyList
 	for id := range int32(4) {

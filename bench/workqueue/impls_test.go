@@ -54,6 +54,7 @@ func (q kubeloopQueue) AddPriority(k key, p int) {
 func newKubeloop(metrics bool) queue {
 	opts := workqueue.Options[key]{
 		RateLimiter: workqueue.NewItemExponentialFailureRateLimiter[key](5*time.Millisecond, 1000*time.Second),
+		Hash:        reconcile.Request.Hash, // as the controller's queue
 	}
 	if metrics {
 		opts.Name = "bench_kubeloop"
