@@ -632,17 +632,39 @@ func (c *InformerCache) keyForList(list client.ObjectList) (kindKey, error) {
 // (Healthy names it), so that a read through the cache may be arbitrarily
 // stale.
 func (c *InformerCache) ObservedVersion(obj client.Object, ns string) (rv uint64, ok bool) {
+	ni := c.progressOf(obj, ns)
+	if ni == nil {
+		return 0, false
+	}
+	return ni.Informer.ObservedVersion(), true
+}
+
+// WaitForVersion blocks until the informer of obj's kind in namespace ns
+// has applied every change up to rv (ObservedVersion is at least rv), and
+// reports whether it did before ctx ended. It returns false at once when
+// ObservedVersion would answer ok false.
+func (c *InformerCache) WaitForVersion(ctx context.Context, obj client.Object, ns string, rv uint64) bool {
+	ni := c.progressOf(obj, ns)
+	if ni == nil {
+		return false
+	}
+	return ni.Informer.WaitForVersion(ctx, rv)
+}
+
+// progressOf returns the informer that holds obj's kind in namespace ns
+// if it is synced and healthy, else nil.
+func (c *InformerCache) progressOf(obj client.Object, ns string) *informer.NS {
 	e := c.readyEntry(obj)
 	if e == nil {
 		k, err := c.keyFor(obj)
 		if err != nil {
-			return 0, false
+			return nil
 		}
 		c.mu.Lock()
 		e = c.entries[k]
 		c.mu.Unlock()
 		if e == nil {
-			return 0, false
+			return nil
 		}
 	}
 	if !e.namespaced {
@@ -650,9 +672,9 @@ func (c *InformerCache) ObservedVersion(obj client.Object, ns string) (rv uint64
 	}
 	ni, err := e.informerFor(ns)
 	if err != nil || !ni.Informer.HasSynced() || ni.Health.Err() != nil {
-		return 0, false
+		return nil
 	}
-	return ni.Informer.ObservedVersion(), true
+	return ni
 }
 
 // Holds reports whether the cache would hold obj as it is: its kind is

@@ -201,10 +201,12 @@ func (c *cachedClient) settle(ctx context.Context, wk writeKey, key ObjectKey, o
 		peek = func() (Object, error) { return scratch, c.cache.Get(ctx, key, scratch, UnsafeDisableDeepCopy) }
 	}
 	var progress func() (uint64, bool)
+	var next func(context.Context, uint64) bool
 	if cp, ok := c.cache.(CacheProgress); ok {
 		progress = func() (uint64, bool) { return cp.ObservedVersion(kindOf, key.Namespace) }
+		next = func(ctx context.Context, rv uint64) bool { return cp.WaitForVersion(ctx, kindOf, key.Namespace, rv) }
 	}
-	return c.writes.settle(ctx, wk, peek, progress)
+	return c.writes.settle(ctx, wk, peek, progress, next)
 }
 
 // List reads from the cache unless list's kind bypasses it. It is not

@@ -26,8 +26,11 @@ import (
 // A cache that implements CacheProgress (the cache package's does) also
 // says how far it has applied the kind's changes: a cache past the write
 // has caught up whatever it holds for the key (the object may since have
-// been deleted by someone else), and a cache whose informer is failing is
-// not waited for at all.
+// been deleted by someone else), a cache whose informer is failing is not
+// waited for at all, and a Get that finds the cache behind sleeps until
+// the cache applies its next change of the kind (WaitForVersion) rather
+// than for a polling interval. Without CacheProgress the Get polls, from
+// firstPoll doubling up to maxPoll.
 
 const (
 	defaultRYOWTimeout = 2 * time.Second
@@ -46,6 +49,12 @@ type CacheProgress interface {
 	// ns, and ok false when it cannot say because its informer for them is
 	// missing, unsynced or failing.
 	ObservedVersion(obj Object, ns string) (rv uint64, ok bool)
+	// WaitForVersion blocks until ObservedVersion(obj, ns) is at least rv,
+	// and reports whether it got there before ctx ended; false at once
+	// where ObservedVersion answers ok false. A read of the client's own
+	// write that finds the cache behind waits here, woken by the cache's
+	// next change of the kind, instead of polling.
+	WaitForVersion(ctx context.Context, obj Object, ns string, rv uint64) bool
 	// Holds reports whether the cache would hold obj as it is (kind,
 	// namespace, labels and fields in the cache's scope). It answers true
 	// where it cannot tell.
@@ -264,9 +273,11 @@ func isNotFound(err error) bool { return apierrors.IsNotFound(err) }
 // passes, and reports whether the cache has caught up; when it has not,
 // the caller reads from the API server. progress is nil when the cache
 // does not report its progress; when it reports that it cannot say (its
-// informer is failing), settle returns at once. A read error other than
+// informer is failing), settle returns at once. next, when not nil, blocks
+// until the cache's version reaches rv or its context ends; settle then
+// waits on it between reads instead of polling. A read error other than
 // NotFound is returned at once.
-func (t *writeTracker) settle(ctx context.Context, k writeKey, peek func() (Object, error), progress func() (uint64, bool)) (bool, error) {
+func (t *writeTracker) settle(ctx context.Context, k writeKey, peek func() (Object, error), progress func() (uint64, bool), next func(ctx context.Context, rv uint64) bool) (bool, error) {
 	deadline := time.Now().Add(t.timeout)
 	delay := firstPoll
 	for {
@@ -305,6 +316,17 @@ func (t *writeTracker) settle(ctx context.Context, k writeKey, peek func() (Obje
 		left := time.Until(deadline)
 		if left <= 0 {
 			return false, nil
+		}
+		if next != nil && o.known {
+			// Sleep until the cache applies a change past what it had
+			// before this read, or the time is up; then look again.
+			wctx, cancel := context.WithTimeout(ctx, left)
+			next(wctx, o.observed+1)
+			cancel()
+			if err := ctx.Err(); err != nil {
+				return false, err
+			}
+			continue
 		}
 		timer := time.NewTimer(min(delay, left))
 		select {

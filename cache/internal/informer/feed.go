@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -191,8 +192,15 @@ func (c syncedChecker) Done() <-chan struct{} { return c.f.synced }
 // applied every change of its list-watch: the list's on a (re)list, then
 // each event's and bookmark's, as the Reflector reports them. It only
 // grows. A change with a higher version may already be applied; none with
-// a lower or equal one is missing.
-type progress struct{ rv atomic.Uint64 }
+// a lower or equal one is missing. Readers may wait for it to pass a
+// version (wait); an advance wakes them, and costs one atomic load more
+// when nobody waits.
+type progress struct {
+	rv      atomic.Uint64
+	waiting atomic.Int32 // goroutines in wait
+	mu      sync.Mutex
+	wake    chan struct{} // closed by the next advance; nil when nobody registered
+}
 
 // advance records that every change up to rv has been applied. A version
 // that is not an unsigned integer is ignored.
@@ -203,10 +211,49 @@ func (p *progress) advance(rv string) {
 	}
 	for {
 		old := p.rv.Load()
-		if n <= old || p.rv.CompareAndSwap(old, n) {
+		if n <= old {
 			return
 		}
+		if p.rv.CompareAndSwap(old, n) {
+			break
+		}
 	}
+	if p.waiting.Load() > 0 {
+		p.mu.Lock()
+		if p.wake != nil {
+			close(p.wake)
+			p.wake = nil
+		}
+		p.mu.Unlock()
+	}
+}
+
+// wait blocks until the feed's version is at least want, and reports
+// whether it got there before ctx ended. A waiter registers before it
+// looks at the version again, and advance looks for waiters after it
+// stored the version, so no advance is missed between the two.
+func (p *progress) wait(ctx context.Context, want uint64) bool {
+	for p.rv.Load() < want {
+		p.waiting.Add(1)
+		p.mu.Lock()
+		if p.wake == nil {
+			p.wake = make(chan struct{})
+		}
+		ch := p.wake
+		p.mu.Unlock()
+		if p.rv.Load() >= want {
+			p.waiting.Add(-1)
+			return true
+		}
+		select {
+		case <-ch:
+			p.waiting.Add(-1)
+		case <-ctx.Done():
+			p.waiting.Add(-1)
+			return p.rv.Load() >= want
+		}
+	}
+	return true
 }
 
 // UpdateResourceVersion is called by the Reflector after each watch event

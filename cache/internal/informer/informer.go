@@ -250,6 +250,12 @@ func (s *Informer) HasSyncedChecker() toolscache.DoneChecker { return s.feed.Has
 // applied every change of its list-watch (see progress).
 func (s *Informer) ObservedVersion() uint64 { return s.feed.progress.rv.Load() }
 
+// WaitForVersion blocks until ObservedVersion is at least rv, and reports
+// whether it got there before ctx ended.
+func (s *Informer) WaitForVersion(ctx context.Context, rv uint64) bool {
+	return s.feed.progress.wait(ctx, rv)
+}
+
 // Store returns the informer's store, for the cache's reads.
 func (s *Informer) Store() *store.Store { return s.feed.store }
 
