@@ -137,7 +137,19 @@ type Options struct {
 
 	// Webhook configures the mutating webhook that assigns objects at
 	// admission and the MutatingWebhookConfiguration the sharder keeps.
+	// Ignored in ServerSide mode.
 	Webhook WebhookOptions
+
+	// Mode is how objects are assigned to shards: Labels (a label per
+	// object, set by the webhook and the sharder's sweep) or ServerSide
+	// (hash ranges the API server filters by, Kubernetes 1.37's
+	// ShardedListAndWatch; see the package doc). Zero: Labels.
+	Mode Mode
+	// Key is what ServerSide mode hashes: ShardByUID (metadata.uid; even
+	// spread, children do not follow their owner) or ShardByNamespace
+	// (metadata.namespace; a namespace's objects, children included,
+	// share a shard). Zero: ShardByUID. Must be zero in Labels mode.
+	Key ShardKey
 
 	// Logger receives the ring's logs, with the keys "ring" and "shard".
 	// Zero: log.Default(), through log/slog's default handler (the manager
@@ -173,6 +185,44 @@ type WebhookOptions struct {
 	NamespaceSelector *metav1.LabelSelector
 	ObjectSelector    *metav1.LabelSelector
 }
+
+// Mode is how a ring assigns objects to shards.
+type Mode int
+
+const (
+	// Labels assigns each object with the shard label (the webhook, the
+	// sharder's sweep and the drain handshake on objects). The default.
+	Labels Mode = iota
+	// ServerSide gives each shard ranges of the 64-bit FNV-1a hash of
+	// Options.Key and lists and watches with the API server's
+	// shardSelector: no webhook, no labels, no sweep, no sharder.
+	ServerSide
+)
+
+// String names the mode.
+func (m Mode) String() string {
+	switch m {
+	case Labels:
+		return "labels"
+	case ServerSide:
+		return "server-side"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ShardKey is the field ServerSide mode hashes.
+type ShardKey string
+
+// The keys of ServerSide mode.
+const (
+	// ShardByUID hashes metadata.uid.
+	ShardByUID ShardKey = "uid"
+	// ShardByNamespace hashes metadata.namespace.
+	ShardByNamespace ShardKey = "namespace"
+)
+
+// field is the key's shardSelector field path.
+func (k ShardKey) field() string { return "object.metadata." + string(k) }
 
 // Path returns the webhook's path for ring.
 func Path(ring string) string { return "/shard-" + ring }
@@ -223,6 +273,9 @@ func (o Options) defaulted() (Options, error) {
 	if o.Logger.GetSink() == nil {
 		o.Logger = log.Default()
 	}
+	if o.Mode == ServerSide && o.Key == "" {
+		o.Key = ShardByUID
+	}
 	return o, nil
 }
 
@@ -261,10 +314,35 @@ func (o Options) validate() error {
 	if o.Webhook.TimeoutSeconds < 1 || o.Webhook.TimeoutSeconds > 30 {
 		errs = append(errs, fmt.Errorf("Webhook.TimeoutSeconds %d must be between 1 and 30", o.Webhook.TimeoutSeconds))
 	}
+	errs = append(errs, o.validateMode()...)
 	if len(errs) == 0 {
 		return nil
 	}
 	return fmt.Errorf("%w: %w", ErrInvalidOptions, errors.Join(errs...))
+}
+
+// validateMode checks Mode and Key.
+func (o Options) validateMode() []error {
+	switch o.Mode {
+	case Labels:
+		if o.Key != "" {
+			return []error{fmt.Errorf("Key %q is for Mode ServerSide; ring %q is in Mode Labels", o.Key, o.Ring)}
+		}
+	case ServerSide:
+		switch o.Key {
+		case ShardByUID:
+			if len(o.Controlled) > 0 {
+				return []error{fmt.Errorf("ring %q: Controlled kinds need Key ShardByNamespace in Mode ServerSide: "+
+					"by uid a child hashes apart from its owner (leave Controlled empty to cache children whole)", o.Ring)}
+			}
+		case ShardByNamespace:
+		default:
+			return []error{fmt.Errorf("ring %q: Key %q is neither %q nor %q", o.Ring, o.Key, ShardByUID, ShardByNamespace)}
+		}
+	default:
+		return []error{fmt.Errorf("ring %q: %s is not a mode; use Labels or ServerSide", o.Ring, o.Mode)}
+	}
+	return nil
 }
 
 // defaultShardName is the host name made a DNS label of at most 56

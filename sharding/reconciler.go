@@ -105,6 +105,9 @@ func (g *gate) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.
 		return reconcile.Result{RequeueAfter: r.opts.RetryPeriod}, nil
 	}
 	defer r.leave()
+	if r.ss != nil {
+		return g.serverSide(ctx, t, req)
+	}
 
 	obj, err := r.c.Scheme().New(g.k.gvk)
 	if err != nil {

@@ -62,6 +62,8 @@ type Ring struct {
 	handedOver  map[string]struct{} // keys acknowledged, until their NotFound
 
 	kick chan struct{} // asks the sharder for a sweep now
+
+	ss *serverSide // ServerSide mode's state; nil in Labels mode (serverside.go)
 }
 
 type readerBox struct{ r client.Reader }
@@ -120,6 +122,9 @@ func New(c client.Client, opts Options) (*Ring, error) {
 	if r.metrics, err = newMetrics(o.Metrics, o.Ring); err != nil {
 		return nil, err
 	}
+	if o.Mode == ServerSide {
+		r.ss = newServerSide(r)
+	}
 	r.first, err = r.newShardHolder()
 	if err != nil {
 		return nil, fmt.Errorf("sharding: ring %q: %w", o.Ring, err)
@@ -166,6 +171,9 @@ func (r *Ring) SetCacheReader(reader client.Reader) {
 // kind is already filtered by another ring's shard label, and with
 // ErrNotInScheme when a ByObject key is not in the client's scheme.
 func (r *Ring) ConfigureCache(co *cache.Options) error {
+	if r.ss != nil {
+		return r.ss.configureCache(co)
+	}
 	byObject := make(map[client.Object]cache.ByObject, len(co.ByObject)+len(r.kinds))
 	maps.Copy(byObject, co.ByObject)
 	keyOf := map[schema.GroupVersionKind]client.Object{}

@@ -34,6 +34,9 @@ type term struct {
 // the process's holder identity: a rejoin with the same identity renews
 // the Lease at once if it still names this process.
 func (r *Ring) newShardHolder() (*lease.Holder, error) {
+	if r.ss != nil {
+		return r.ss.newHolder() // its writes carry the ranges annotation
+	}
 	return newHolder(r.c, r.opts, leaseName(r.opts.Ring, r.opts.Shard), r.holder,
 		map[string]string{RingLabel: r.opts.Ring, ShardNameLabel: r.opts.Shard})
 }
@@ -71,6 +74,11 @@ func (r *Ring) Start(ctx context.Context) error {
 		return fmt.Errorf("sharding: ring %q: Start called more than once", r.opts.Ring)
 	}
 	defer r.endTerm()
+	if r.ss != nil {
+		if err := r.ss.detect(ctx); err != nil {
+			return err
+		}
+	}
 	log := r.log
 	holder := r.first
 	var lostAt time.Time
@@ -109,7 +117,11 @@ func (r *Ring) Start(ctx context.Context) error {
 		bg, stopBG := context.WithCancel(ctx)
 		var wg sync.WaitGroup
 		wg.Go(func() { r.watchMembers(bg) })
-		wg.Go(func() { r.campaign(bg) })
+		if r.ss != nil {
+			wg.Go(func() { r.ss.run(bg) }) // no sharder in ServerSide mode
+		} else {
+			wg.Go(func() { r.campaign(bg) })
+		}
 		wg.Go(func() {
 			if !sleep(bg, quarantine) || !r.openGate(t) {
 				return

@@ -1,0 +1,377 @@
+package sharding
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/internal/lease"
+	"github.com/kubeloop/kubeloop/sharding/internal/ranges"
+)
+
+// ErrServerSideUnsupported is wrapped by Start's error in ServerSide mode
+// when the API server does not filter a sharded kind by shardSelector: it
+// ignores the field without the ShardedListAndWatch feature gate (every
+// replica would cache and reconcile every object).
+var ErrServerSideUnsupported = errors.New("sharding: the API server does not serve shardSelector")
+
+// serverSide is a ring's state in ServerSide mode: the hash segments this
+// shard admits, lists and publishes, and the handshake that moves them.
+//
+// A segment moves from shard A to shard B so: A's view of the ring no
+// longer gives it to A; A stops admitting reconciles of its objects,
+// waits for those in flight, lists without it (its cache drops the
+// objects), and publishes its Lease without it. B's view gives it to B;
+// B reads the ring's Leases, and once no live Lease but its own lists
+// the segment it claims it (publishes it in its Lease), reads the Leases
+// again, and starts on it (admits, lists) only if still no other live
+// Lease lists it. Of two shards that claim a segment at once, at least
+// one sees the other's claim in its second read (writes and reads of the
+// API server are linearizable), so they never both start; the one with
+// the greater name withdraws, the other waits for it.
+type serverSide struct {
+	r     *Ring
+	field string // the shardSelector field path
+	sel   *shardSelector
+	api   *annotatingAPI
+
+	mu       sync.Mutex
+	admitted ranges.Set
+	inflight [ranges.Segments]int
+	idle     *sync.Cond
+	dropped  map[string]struct{} // keys that left the cache with a segment, until their NotFound
+
+	// Owned by run's goroutine.
+	listed    ranges.Set // what the selector lists
+	published ranges.Set // what the Lease says (written)
+	pending   ranges.Set // claimed, waiting for another shard's Lease to let go
+}
+
+func newServerSide(r *Ring) *serverSide {
+	s := &serverSide{
+		r:       r,
+		field:   r.opts.Key.field(),
+		sel:     newShardSelector(ranges.Selector(r.opts.Key.field(), ranges.Set{})),
+		api:     newAnnotatingAPI(clientAPI{c: r.c}, ranges.Format(ranges.Set{})),
+		dropped: map[string]struct{}{},
+	}
+	s.idle = sync.NewCond(&s.mu)
+	return s
+}
+
+// newHolder is newShardHolder in ServerSide mode: its writes carry the
+// ranges annotation.
+func (s *serverSide) newHolder() (*lease.Holder, error) {
+	r := s.r
+	return lease.NewHolder(lease.Config{
+		API:           s.api,
+		Namespace:     r.opts.Namespace,
+		Name:          leaseName(r.opts.Ring, r.opts.Shard),
+		Identity:      r.holder,
+		Labels:        map[string]string{RingLabel: r.opts.Ring, ShardNameLabel: r.opts.Shard},
+		LeaseDuration: r.opts.LeaseDuration,
+		RenewDeadline: r.opts.RenewDeadline,
+		RetryPeriod:   r.opts.RetryPeriod,
+	})
+}
+
+// detect checks, for every sharded kind, that the API server filters by
+// shardSelector: a list with an invalid selector must be refused (with
+// the gate off the field is dropped and the list succeeds).
+func (s *serverSide) detect(ctx context.Context) error {
+	r := s.r
+	var errs []error
+	for _, k := range r.kinds {
+		l := &metav1.PartialObjectMetadataList{}
+		l.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
+		err := r.c.List(ctx, l, &client.ListOptions{Limit: 1,
+			Raw: &metav1.ListOptions{ShardSelector: "shardRange(" + s.field + ", '0x0', '0x1')"}})
+		switch {
+		case err != nil && strings.Contains(err.Error(), "invalid shard selector"):
+			// Refused (kube-apiserver 1.37 answers 500 with this message):
+			// the server parses shardSelector.
+		case err == nil:
+			errs = append(errs, fmt.Errorf("%w: ring %q: %s: a list with an invalid shardSelector succeeded, so the API server ignores the field; "+
+				"enable the ShardedListAndWatch feature gate (kube-apiserver --feature-gates=ShardedListAndWatch=true, Kubernetes 1.37 or later) or use Mode Labels",
+				ErrServerSideUnsupported, r.opts.Ring, k.gvk.Kind))
+		default:
+			errs = append(errs, fmt.Errorf("sharding: ring %q: probe shardSelector support of %s: %w", r.opts.Ring, k.gvk.Kind, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// run moves this shard's segments towards its share of the live shards,
+// every RetryPeriod, until ctx (the term's background) ends. When it
+// returns the shard admits nothing: a later term starts from no segment
+// (while it was out, other shards may have taken its segments).
+func (s *serverSide) run(ctx context.Context) {
+	defer s.admit(ranges.Set{})
+	t := time.NewTicker(s.r.opts.RetryPeriod)
+	defer t.Stop()
+	for {
+		if err := s.step(ctx); err != nil && ctx.Err() == nil {
+			s.r.log.Error(err, "cannot move the shard's hash ranges; retrying")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// target returns this shard's share in the last view, and false while the
+// view does not list this shard alive (just after an acquisition).
+func (s *serverSide) target() (ranges.Set, bool) {
+	v := s.r.view.Load()
+	if v == nil || !v.alive[s.r.opts.Shard] {
+		return ranges.Set{}, false
+	}
+	return ranges.Assign(v.ring.Shards())[s.r.opts.Shard], true
+}
+
+// step is one round of the handshake (see serverSide).
+func (s *serverSide) step(ctx context.Context) error {
+	target, ok := s.target()
+	if !ok {
+		return nil
+	}
+	adm := s.admittedSet()
+	// Give up what is no longer ours: stop admitting, wait for the
+	// reconciles in flight, list without it, then publish.
+	if lose := adm.Minus(target); !lose.Empty() {
+		adm = adm.Minus(lose)
+		s.admit(adm)
+		if !s.waitIdle(ctx, lose) {
+			return ctx.Err()
+		}
+		s.r.log.Info("giving up hash ranges", "segments", lose.String())
+	}
+	if err := s.list(ctx, adm); err != nil {
+		return err
+	}
+	s.pending = s.pending.Intersect(target).Minus(adm)
+	if err := s.publish(ctx, adm.Union(s.pending)); err != nil {
+		return err
+	}
+	gain := target.Minus(adm)
+	if gain.Empty() {
+		return nil
+	}
+	blocked, _, err := s.others(ctx)
+	if err != nil {
+		return err
+	}
+	claim := gain.Minus(blocked).Union(s.pending)
+	if claim.Empty() {
+		return nil
+	}
+	if err := s.publish(ctx, adm.Union(claim)); err != nil {
+		return err
+	}
+	blocked, lower, err := s.others(ctx)
+	if err != nil {
+		return err
+	}
+	start := claim.Minus(blocked)
+	// Withdraw what a shard of a lower name claims too; keep waiting for
+	// the rest.
+	s.pending = claim.Intersect(blocked).Minus(lower)
+	if start.Empty() {
+		return s.publish(ctx, adm.Union(s.pending))
+	}
+	adm = adm.Union(start)
+	s.admit(adm)
+	s.r.log.Info("taking hash ranges", "segments", start.String(), "held", adm.String())
+	if err := s.list(ctx, adm); err != nil {
+		return err
+	}
+	return s.publish(ctx, adm.Union(s.pending))
+}
+
+// others reads the ring's Leases and returns the segments that the live
+// ones of other shards list, and of those the ones that a shard with a
+// smaller name lists.
+func (s *serverSide) others(ctx context.Context) (blocked, lower ranges.Set, err error) {
+	r := s.r
+	var leases coordinationv1.LeaseList
+	if err := r.c.List(ctx, &leases, client.InNamespace(r.opts.Namespace), client.MatchingLabels{RingLabel: r.opts.Ring}); err != nil {
+		return blocked, lower, fmt.Errorf("sharding: ring %q: list shard leases in %s: %w", r.opts.Ring, r.opts.Namespace, err)
+	}
+	now := time.Now() // after the answer
+	for i := range leases.Items {
+		l := &leases.Items[i]
+		shard := l.Labels[ShardNameLabel]
+		if shard == "" || shard == r.opts.Shard || r.members.expired(shard, l, now) {
+			continue
+		}
+		text, ok := l.Annotations[RangesAnnotation]
+		if !ok {
+			continue // a shard in Labels mode, or one that never published
+		}
+		set, err := ranges.Parse(text)
+		if err != nil {
+			// Unreadable: take it as holding everything.
+			r.log.Error(err, "unreadable ranges annotation; waiting for that shard", "lease", l.Name)
+			set = ranges.All()
+		}
+		blocked = blocked.Union(set)
+		if shard < r.opts.Shard {
+			lower = lower.Union(set)
+		}
+	}
+	return blocked, lower, nil
+}
+
+// publish makes the shard Lease list set and waits until a write did.
+func (s *serverSide) publish(ctx context.Context, set ranges.Set) error {
+	if set == s.published {
+		return nil
+	}
+	gen := s.api.publish(ranges.Format(set))
+	if !s.api.written(ctx, gen) {
+		return ctx.Err()
+	}
+	s.published = set
+	return nil
+}
+
+// list makes the cache list set, and waits until every informer of the
+// sharded kinds stored a list of it. The keys of the objects it drops are
+// remembered, so that their NotFound is not taken for a deletion.
+func (s *serverSide) list(ctx context.Context, set ranges.Set) error {
+	if set == s.listed {
+		return nil
+	}
+	if drop := s.listed.Minus(set); !drop.Empty() {
+		s.rememberDropped(ctx, drop)
+	}
+	gen := s.sel.set(ranges.Selector(s.field, set))
+	if !s.sel.stored(ctx, gen) {
+		return ctx.Err()
+	}
+	s.listed = set
+	return nil
+}
+
+// rememberDropped records the keys of the cached objects in drop.
+func (s *serverSide) rememberDropped(ctx context.Context, drop ranges.Set) {
+	r := s.r
+	b := r.reader.Load()
+	if b == nil {
+		return
+	}
+	for _, k := range r.kinds {
+		if k.controlled {
+			continue
+		}
+		obj, err := r.c.Scheme().New(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
+		if err != nil {
+			continue
+		}
+		list, ok := obj.(client.ObjectList)
+		if !ok || b.r.List(ctx, list) != nil {
+			continue
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			continue
+		}
+		s.mu.Lock()
+		for _, item := range items {
+			o, ok := item.(client.Object)
+			if ok && drop.Has(s.segmentOf(o)) {
+				s.dropped[k.gvk.Kind+"/"+client.ObjectKeyFromObject(o).String()] = struct{}{}
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// segmentOf returns the segment of obj's key field.
+func (s *serverSide) segmentOf(obj client.Object) int {
+	if s.r.opts.Key == ShardByNamespace {
+		return ranges.Of(ranges.Hash(obj.GetNamespace()))
+	}
+	return ranges.Of(ranges.Hash(string(obj.GetUID())))
+}
+
+func (s *serverSide) admittedSet() ranges.Set {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.admitted
+}
+
+// admit sets the segments the gate admits.
+func (s *serverSide) admit(set ranges.Set) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.admitted = set
+}
+
+// waitIdle waits until no reconcile of set's segments is in flight, or
+// ctx ends (false).
+func (s *serverSide) waitIdle(ctx context.Context, set ranges.Set) bool {
+	stop := context.AfterFunc(ctx, func() {
+		s.mu.Lock()
+		s.idle.Broadcast()
+		s.mu.Unlock()
+	})
+	defer stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ctx.Err() == nil {
+		busy := false
+		for _, k := range set.Segments() {
+			if s.inflight[k] > 0 {
+				busy = true
+				break
+			}
+		}
+		if !busy {
+			return true
+		}
+		s.idle.Wait()
+	}
+	return false
+}
+
+// enter admits a reconcile of an object in segment k; it reports whether
+// it did (then leave must follow).
+func (s *serverSide) enter(k int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.admitted.Has(k) {
+		return false
+	}
+	s.inflight[k]++
+	return true
+}
+
+func (s *serverSide) leave(k int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inflight[k]--
+	if s.inflight[k] == 0 {
+		s.idle.Broadcast()
+	}
+}
+
+// Ranges returns, in ServerSide mode, the hash segments (of
+// internal/ranges' 127) this shard admits now, as runs ("0-41,84-126");
+// "" in Labels mode.
+func (r *Ring) Ranges() string {
+	if r.ss == nil {
+		return ""
+	}
+	return r.ss.admittedSet().String()
+}

@@ -1,0 +1,106 @@
+package sharding
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/client/apiutil"
+	"github.com/kubeloop/kubeloop/reconcile"
+	"github.com/kubeloop/kubeloop/sharding/internal/ranges"
+)
+
+// configureCache is ConfigureCache in ServerSide mode: every sharded kind
+// lists and watches with the shard's shardSelector.
+func (s *serverSide) configureCache(co *cache.Options) error {
+	r := s.r
+	byObject := make(map[client.Object]cache.ByObject, len(co.ByObject)+len(r.kinds))
+	maps.Copy(byObject, co.ByObject)
+	keyOf := map[schema.GroupVersionKind]client.Object{}
+	for obj := range byObject {
+		gvk, err := apiutil.GVKForObject(obj, r.c.Scheme())
+		if err != nil {
+			return fmt.Errorf("%w: cache ByObject key %T: %w", ErrNotInScheme, obj, err)
+		}
+		keyOf[gvk] = obj
+	}
+	for _, k := range r.kinds {
+		key, ok := keyOf[k.gvk]
+		if !ok {
+			key = k.proto
+		}
+		bo := byObject[key]
+		if bo.ShardSelector != nil && bo.ShardSelector != cache.ShardSelector(s.sel) {
+			return fmt.Errorf("%w: %s already has a shard selector; ring %q cannot shard it too (a manager runs one ring)",
+				ErrOtherRing, k.gvk.Kind, r.opts.Ring)
+		}
+		bo.ShardSelector = s.sel
+		byObject[key] = bo
+	}
+	co.ByObject = byObject
+	return nil
+}
+
+// serverSide is the gate's Reconcile in ServerSide mode, once the term
+// admitted it: it passes req to inner only while this shard admits the
+// segment of the object's key, and counts it in flight there, so that a
+// segment given up waits for it. A request of an object outside the
+// admitted segments is dropped (its new shard lists the object and
+// reconciles it); the NotFound of an object that left the cache with a
+// segment is dropped too (a move, not a deletion). By namespace, a
+// NotFound is judged by the request's namespace; by uid, another NotFound
+// is passed on (the object was this shard's: only its cache's events and
+// its own requeues bring requests).
+func (g *gate) serverSide(ctx context.Context, t *term, req reconcile.Request) (reconcile.Result, error) {
+	r, s := g.r, g.r.ss
+	obj, err := r.c.Scheme().New(g.k.gvk)
+	if err != nil {
+		return reconcile.Result{}, fmt.Errorf("sharding: ring %q: new %s: %w", r.opts.Ring, g.k.gvk.Kind, err)
+	}
+	cobj := obj.(client.Object)
+	reader := client.Reader(r.c)
+	if b := r.reader.Load(); b != nil {
+		reader = b.r
+	}
+	hkey := g.k.gvk.Kind + "/" + req.String()
+	seg := -1
+	err = reader.Get(ctx, req.NamespacedName, cobj)
+	switch {
+	case apierrors.IsNotFound(err):
+		s.mu.Lock()
+		_, moved := s.dropped[hkey]
+		delete(s.dropped, hkey)
+		s.mu.Unlock()
+		if moved {
+			return reconcile.Result{}, nil
+		}
+		if r.opts.Key == ShardByNamespace {
+			seg = ranges.Of(ranges.Hash(req.Namespace))
+		}
+	case err != nil:
+		return reconcile.Result{}, err
+	default:
+		s.mu.Lock()
+		delete(s.dropped, hkey)
+		s.mu.Unlock()
+		seg = s.segmentOf(cobj)
+	}
+	if seg >= 0 {
+		if !s.enter(seg) {
+			r.log.V(1).Info("not in this shard's hash ranges", "kind", g.k.gvk.Kind, "object", req.String(), "segment", seg)
+			return reconcile.Result{}, nil
+		}
+		defer s.leave(seg)
+	}
+	// Writes of the reconcile are fenced by this term's hold.
+	ictx, cancel := context.WithCancel(client.WithFence(ctx, t.holder))
+	defer cancel()
+	stop := context.AfterFunc(t.ctx, cancel)
+	defer stop()
+	return g.inner.Reconcile(ictx, req)
+}
