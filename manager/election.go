@@ -91,13 +91,14 @@ func (m *Manager) holdsLease() bool {
 	return c != nil && c.e.IsLeader()
 }
 
-// campaign is one elector's Run in a goroutine. e is set once; the other
-// fields belong to the run loop.
+// campaign is one elector's Run in a goroutine. Manager.campaign holds
+// the current one from beginCampaign until the run loop takes its result
+// (endCampaign).
 type campaign struct {
 	e      elector
 	cancel context.CancelFunc
-	done   chan error // Run's result, received once
-	ended  bool       // done was received
+	done   chan struct{} // closed once Run returned
+	err    error         // Run's result, set before done is closed
 }
 
 // beginCampaign begins a campaign with the next elector and makes it the
@@ -108,30 +109,31 @@ func (l *lifecycle) beginCampaign() error {
 		return err
 	}
 	ctx, cancel := context.WithCancel(l.base)
-	c := &campaign{e: e, cancel: cancel, done: make(chan error, 1)}
-	go func() { c.done <- e.Run(ctx) }()
+	c := &campaign{e: e, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		defer cancel() // free the context
+		c.err = e.Run(ctx)
+	}()
 	l.m.campaign.Store(c)
 	return nil
 }
 
-// received notes that c's Run returned err.
-func (c *campaign) received(err error) error {
-	c.ended = true
-	c.cancel() // free the context
-	return err
+// endCampaign takes the result of the current campaign, whose Run has
+// returned: it is no longer current, so the shutdown does not stop it
+// and its error is reported once.
+func (l *lifecycle) endCampaign() error {
+	c := l.m.campaign.Swap(nil)
+	<-c.done
+	return c.err
 }
 
 // stop cancels the campaign and waits until Run returned or ctx ended; it
 // returns Run's error, if any.
 func (c *campaign) stop(ctx context.Context) error {
 	c.cancel()
-	if c.ended {
-		return nil
+	if within(ctx, c.done) {
+		return c.err
 	}
-	select {
-	case err := <-c.done:
-		return c.received(err)
-	case <-ctx.Done():
-		return nil
-	}
+	return nil
 }

@@ -2,34 +2,47 @@ package manager
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
-
-	"github.com/kubeloop/kubeloop/cache"
-	"github.com/kubeloop/kubeloop/webhook"
 )
 
 // group is a set of runnables started and stopped together: the caches,
 // the runnables that need no leadership, the leader-only ones. It owns its
-// fields and its lock; the run loop calls start, stop, cancelNow and
-// restart, Add calls add from any goroutine.
+// fields and its lock; the run loop calls start, stop and restart, Add
+// calls add from any goroutine.
 //
-// A group is idle (added runnables wait in pending) until start, then
-// running (added runnables start at once) until stop, then idle again;
-// restart makes every member pending again, for the next leader term.
+// A group moves idle → running (start) → stopped (stop); restart makes a
+// stopped group idle again, every member pending, for the next leader
+// term. Runnables added while it is idle wait for start, while it runs
+// start at once, while it is stopped wait for restart.
 type group struct {
 	name string
 	fail func(error) // gets the error of a runnable that returned one
 
 	mu      sync.Mutex
+	state   groupState
 	ctx     context.Context // the runnables' context while running
 	cancel  context.CancelFunc
-	running bool                // added runnables start at once
 	pending []Runnable          // to start on start
 	members []Runnable          // every runnable added, to start again each leader term
 	live    map[*entry]struct{} // runnables whose Start has not returned
-	wg      sync.WaitGroup      // counts live; Add is only called while running
+	drained chan struct{}       // closed when live becomes empty after stop; nil before stop
+}
+
+// groupState is where a group is; see group.
+type groupState uint8
+
+const (
+	groupIdle groupState = iota
+	groupRunning
+	groupStopped
+)
+
+// String names s in logs and in check's errors.
+func (s groupState) String() string {
+	return [...]string{"idle", "running", "stopped"}[s]
 }
 
 // entry is one live runnable.
@@ -39,16 +52,19 @@ func newGroup(name string, fail func(error)) *group {
 	return &group{name: name, fail: fail, live: make(map[*entry]struct{})}
 }
 
-// add registers r: it starts now if g is running, else on the next start.
+// add registers r: it starts now if g is running, else with the next
+// start.
 func (g *group) add(r Runnable) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.members = append(g.members, r)
-	if g.running {
+	switch g.state {
+	case groupRunning:
 		g.runLocked(r, func() {})
-		return
+	case groupIdle:
+		g.pending = append(g.pending, r)
+	case groupStopped: // restart makes it pending
 	}
-	g.pending = append(g.pending, r)
 }
 
 // prepend puts r first among the pending runnables (the manager's cache)
@@ -61,12 +77,13 @@ func (g *group) prepend(r Runnable) {
 
 // start runs the pending runnables under a new context derived from
 // parent and returns once each one's Start has been called; runnables
-// added from now on start at once.
+// added from now on start at once. g must be idle.
 func (g *group) start(parent context.Context) {
 	var invoked sync.WaitGroup
 	g.mu.Lock()
+	g.mustBeLocked(groupIdle, "start")
 	g.ctx, g.cancel = context.WithCancel(parent)
-	g.running = true
+	g.state = groupRunning
 	for _, r := range g.pending {
 		invoked.Add(1)
 		g.runLocked(r, invoked.Done)
@@ -82,13 +99,15 @@ func (g *group) runLocked(r Runnable, invoked func()) {
 	e := &entry{name: runnableName(r)}
 	ctx := g.ctx
 	g.live[e] = struct{}{}
-	g.wg.Add(1)
 	go func() {
-		defer g.wg.Done()
 		invoked()
 		err := r.Start(ctx)
 		g.mu.Lock()
 		delete(g.live, e)
+		if len(g.live) == 0 && g.drained != nil {
+			close(g.drained)
+			g.drained = nil
+		}
 		g.mu.Unlock()
 		if err != nil {
 			g.fail(fmt.Errorf("manager: %s: %w", e.name, err))
@@ -107,42 +126,75 @@ func (g *group) cancelNow() {
 	}
 }
 
-// stop makes g idle (runnables added from now on wait for the next
-// start), cancels its runnables and waits until they returned or ctx
-// ended. It returns the names of those still running, sorted; none when
-// all returned.
+// stop makes g stopped (runnables added from now on wait for restart),
+// cancels its runnables and waits until they returned or ctx ended. It
+// returns the names of those still running, sorted; none when all
+// returned. It is the one wait of every stop path: the shutdown's and the
+// re-campaign's.
 func (g *group) stop(ctx context.Context) (still []string) {
 	g.mu.Lock()
-	g.running = false
+	g.state = groupStopped
+	cancel := g.cancel
+	drained := make(chan struct{})
+	if len(g.live) == 0 {
+		close(drained)
+	} else {
+		g.drained = drained
+	}
 	g.mu.Unlock()
-	g.cancelNow()
-	returned := make(chan struct{})
-	go func() {
-		g.wg.Wait()
-		close(returned)
-	}()
-	select {
-	case <-returned:
+	if cancel != nil {
+		cancel()
+	}
+	if within(ctx, drained) {
 		return nil
+	}
+	// The deadline may pass just as the last runnable returns: only
+	// runnables still running count.
+	return stillRunning(g)
+}
+
+// within waits until done is closed or ctx ends, and reports whether done
+// was closed. Every wait bounded by GracefulShutdownTimeout goes through
+// it.
+func within(ctx context.Context, done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
 	case <-ctx.Done():
-		// The deadline may pass just as the last runnable returns: only
-		// runnables still running count.
-		return stillRunning(g)
+		select { // both ready: done wins
+		case <-done:
+			return true
+		default:
+			return false
+		}
 	}
 }
 
-// restart makes every member pending again, those added since the last
-// start included, so that the next start runs them all (a new leader
-// term), and returns how many. g must be idle.
+// restart makes a stopped g idle with every member pending, those added
+// since the last start included, so that the next start runs them all (a
+// new leader term), and returns how many. Every runnable of the last
+// start must have returned.
 func (g *group) restart() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.mustBeLocked(groupStopped, "restart")
+	g.state = groupIdle
+	g.ctx, g.cancel = nil, nil
 	g.pending = slices.Clone(g.members)
 	return len(g.pending)
 }
 
+// mustBeLocked panics unless g is in state s: the run loop called op out
+// of order, a bug in this package. g.mu is held.
+func (g *group) mustBeLocked(s groupState, op string) {
+	if g.state != s {
+		panic(fmt.Sprintf("manager: %s of group %s, which is %s, not %s", op, g.name, g.state, s))
+	}
+}
+
 // stillRunning returns the names of the runnables of groups whose Start
-// has not returned, sorted.
+// has not returned, sorted. It is the one place that names them, for the
+// errors and logs of every stop path.
 func stillRunning(groups ...*group) []string {
 	var still []string
 	for _, g := range groups {
@@ -156,56 +208,41 @@ func stillRunning(groups ...*group) []string {
 	return still
 }
 
-// groupFor picks r's group: user-added caches start with the manager's
-// cache, runnables that need no leadership next, the rest on election.
-func (m *Manager) groupFor(r Runnable) *group {
-	if _, ok := r.(cache.Cache); ok {
-		return m.caches
+// check returns g's state and an error for each broken invariant of its
+// fields: a running group has a context (cancelled already if the lease
+// was lost) and nothing pending; an idle one
+// has no context and nothing live (a new term starts only after the last
+// one's runnables returned); a stopped one's context is cancelled; only a
+// stopped group waits to be drained.
+func (g *group) check() (groupState, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("group %s (%s): "+format, append([]any{g.name, g.state}, args...)...))
 	}
-	if _, ok := r.(*webhook.Server); ok {
-		// Webhooks start with the caches and stop after everything else:
-		// a cache of a kind with a conversion webhook cannot sync without
-		// them, and controllers' writes may pass through them.
-		return m.caches
-	}
-	if !needsLeadership(r) {
-		return m.others
-	}
-	return m.leaders
-}
-
-// Add registers r. It starts with its group: at once if the group already
-// runs (a leader-only runnable added to an elected manager starts now),
-// else when the group starts. Add fails when the manager is stopping, and
-// when r is a controller whose ControllerName is already used. Adding the
-// manager's own cache does nothing.
-func (m *Manager) Add(r Runnable) error {
-	if r == nil {
-		return fmt.Errorf("manager: cannot add a nil runnable")
-	}
-	if c, ok := r.(cache.Cache); ok && c == m.cache {
-		return nil // the manager runs its own cache already
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.currentPhase() >= phaseStopping { // enter(phaseStopping) holds m.mu
-		return fmt.Errorf("manager: cannot add %s: manager is stopping", runnableName(r))
-	}
-	if c, ok := r.(namedController); ok {
-		name := c.ControllerName()
-		if _, dup := m.controllerNames[name]; dup && !skipsNameCheck(r) { // controllerconfig.go
-			return fmt.Errorf("manager: controller name %q is already used by this manager", name)
+	switch g.state {
+	case groupRunning:
+		if g.ctx == nil { // cancelled early when the lease was lost
+			bad("no context")
 		}
-		if err := m.noteControllerLocked(r); err != nil { // sources.go
-			return err
+		if len(g.pending) > 0 {
+			bad("%d runnables pending", len(g.pending))
 		}
-		m.controllerNames[name] = struct{}{}
+	case groupIdle:
+		if g.ctx != nil {
+			bad("has a context")
+		}
+		if len(g.live) > 0 {
+			bad("%d runnables live", len(g.live))
+		}
+	case groupStopped:
+		if g.ctx != nil && g.ctx.Err() == nil {
+			bad("context not cancelled")
+		}
 	}
-	m.useRegistry(r) // metrics.go
-	g := m.groupFor(r)
-	if c, ok := r.(cache.Cache); ok && g == m.caches {
-		m.extraCaches = append(m.extraCaches, c)
+	if g.drained != nil && (g.state != groupStopped || len(g.live) == 0) {
+		bad("waits to be drained with %d live", len(g.live))
 	}
-	g.add(r)
-	return nil
+	return g.state, errors.Join(errs...)
 }

@@ -2,7 +2,9 @@ package manager
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 )
 
 // phase is where the manager's lifecycle is. Start's run loop (start.go)
@@ -22,6 +24,7 @@ import (
 //	idle → syncing → standby → leading     (elected; at once without election)
 //	leading → standby                      (lease lost, LeaderElectionRecampaign, every
 //	                                        leader-only runnable returned in time)
+//	standby → standby                      (won and lost before leading, LeaderElectionRecampaign)
 //	syncing, standby, leading → stopping   (ctx ended, a runnable failed, the lease was
 //	                                        lost, the campaign ended or failed)
 //	stopping → stopped
@@ -68,16 +71,77 @@ func (l *lifecycle) ended() phase {
 	return phaseStopping
 }
 
-// enter moves the lifecycle to p and logs it. The move to stopping is made
-// under m.mu, so that Add, which holds it, either sees stopping or
+// transitions are the moves the run loop may make (the drawing above).
+var transitions = map[phase][]phase{
+	phaseIdle:     {phaseSyncing},
+	phaseSyncing:  {phaseStandby, phaseStopping},
+	phaseStandby:  {phaseLeading, phaseStandby, phaseStopping},
+	phaseLeading:  {phaseStandby, phaseStopping},
+	phaseStopping: {phaseStopped},
+}
+
+// enter moves the lifecycle to p and logs the move at V(1). A move not in
+// transitions is a bug in this package and panics. The move to stopping is
+// made under m.mu, so that Add, which holds it, either sees stopping or
 // finishes adding before the shutdown begins.
 func (m *Manager) enter(p phase) {
 	if p == phaseStopping {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 	}
-	from := phase(m.phase.Swap(int32(p)))
+	from := m.currentPhase()
+	if !slices.Contains(transitions[from], p) {
+		panic(fmt.Sprintf("manager: lifecycle cannot move from %s to %s", from, p))
+	}
+	m.phase.Store(int32(p))
 	m.logger.V(1).Info("lifecycle", "from", from.String(), "phase", p.String())
+}
+
+// groupStates are, for each phase, the states each group may be in while
+// the run loop waits in that phase: caches, others, leaders. In leading,
+// the leader-only group is stopped while a re-campaign waits for it.
+var groupStates = map[phase][3][]groupState{
+	phaseIdle:    {{groupIdle}, {groupIdle}, {groupIdle}},
+	phaseSyncing: {{groupIdle, groupRunning}, {groupIdle}, {groupIdle}},
+	phaseStandby: {{groupRunning}, {groupRunning}, {groupIdle}},
+	phaseLeading: {{groupRunning}, {groupRunning}, {groupRunning, groupStopped}},
+	phaseStopping: {
+		{groupIdle, groupRunning, groupStopped},
+		{groupIdle, groupRunning, groupStopped},
+		{groupIdle, groupRunning, groupStopped},
+	},
+	phaseStopped: {{groupStopped}, {groupStopped}, {groupStopped}},
+}
+
+// check returns an error for each way the groups, the campaign and
+// Elected disagree with the phase, or break their own invariants
+// (group.check). The tests call it after each transition, once the run
+// loop waits; while the loop moves, a group may be a step ahead.
+func (m *Manager) check() error {
+	p := m.currentPhase()
+	var errs []error
+	var states [3]groupState
+	for i, g := range []*group{m.caches, m.others, m.leaders} {
+		s, err := g.check()
+		errs = append(errs, err)
+		if !slices.Contains(groupStates[p][i], s) {
+			errs = append(errs, fmt.Errorf("phase %s: group %s is %s, want one of %v", p, g.name, s, groupStates[p][i]))
+		}
+		states[i] = s
+	}
+	c, leaders := m.campaign.Load(), states[2]
+	switch {
+	case p <= phaseSyncing && c != nil:
+		errs = append(errs, fmt.Errorf("phase %s: a campaign has begun", p))
+	case p == phaseStandby && (c != nil) != (m.electors != nil):
+		errs = append(errs, fmt.Errorf("phase standby: campaigning is %t, leader election is %t", c != nil, m.electors != nil))
+	case p == phaseLeading && leaders == groupRunning && m.electors != nil && c == nil:
+		errs = append(errs, errors.New("phase leading: leader-only runnables run without a campaign"))
+	}
+	if elected := isClosed(m.elected); p <= phaseSyncing && elected || p == phaseLeading && !elected {
+		errs = append(errs, fmt.Errorf("phase %s: Elected closed is %t", p, elected))
+	}
+	return errors.Join(errs...)
 }
 
 // grace returns a context that ends GracefulShutdownTimeout after now or
@@ -87,4 +151,14 @@ func (m *Manager) grace(parent context.Context) (context.Context, context.Cancel
 		return context.WithTimeout(parent, d)
 	}
 	return context.WithCancel(parent)
+}
+
+// isClosed reports whether c is closed.
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/leaderelection"
 )
@@ -199,6 +200,7 @@ func TestLifecycleTransitions(t *testing.T) {
 	type env struct {
 		h             *harness
 		leader, other *recorder
+		slow          *unsyncedCache // with unsynced
 	}
 	type step struct {
 		name    string
@@ -210,13 +212,15 @@ func TestLifecycleTransitions(t *testing.T) {
 	cancel := func(e env) { e.h.cancel() }
 	none := func(env) {}
 	tests := []struct {
-		name     string
-		election bool
-		opts     Options
-		stuck    bool // the leader-only runnable ignores its context until unstuck
-		steps    []step
-		trace    []string
-		wantErr  func(t *testing.T, err error)
+		name       string
+		election   bool
+		opts       Options
+		stuck      bool // the leader-only runnable ignores its context until unstuck
+		stuckOther bool // the runnable that needs no leadership does
+		unsynced   bool // a cache that syncs only when the test says
+		steps      []step
+		trace      []string
+		wantErr    func(t *testing.T, err error)
 	}{{
 		name: "without election the loop passes standby and leads",
 		steps: []step{
@@ -364,6 +368,98 @@ func TestLifecycleTransitions(t *testing.T) {
 			// the deadline passed; they may still run too.
 			assert.Regexp(t, `^manager: graceful shutdown timed out after 2s; still running: \[.*controller leader.*\]$`, err.Error())
 		},
+	}, {
+		name:     "ctx ends while the caches sync: nothing else started, a normal stop",
+		election: true,
+		unsynced: true,
+		steps: []step{
+			{name: "syncing", do: none, phase: phaseSyncing, check: func(t *testing.T, e env) {
+				assert.False(t, e.other.running(), "runnables wait for the caches")
+				assert.False(t, e.leader.running())
+				assert.Zero(t, e.h.electorCount(), "no campaign before the caches synced")
+				assert.False(t, e.h.m.cachesSynced.Load())
+			}},
+			{name: "ctx ended", do: cancel, phase: phaseStopped, check: func(t *testing.T, e env) {
+				assert.Zero(t, e.other.startCount())
+				assert.Zero(t, e.leader.startCount())
+				assert.False(t, isClosed(e.h.m.Elected()))
+			}},
+		},
+		trace: []string{"syncing", "stopping", "stopped"},
+	}, {
+		name:     "the caches sync late: then the others start and the campaign begins",
+		election: true,
+		unsynced: true,
+		steps: []step{
+			{name: "syncing", do: none, phase: phaseSyncing},
+			{name: "synced", do: func(e env) { close(e.slow.synced) }, phase: phaseStandby, check: func(t *testing.T, e env) {
+				assert.True(t, e.other.running())
+				assert.True(t, e.h.m.cachesSynced.Load())
+				assert.Equal(t, 1, e.h.electorCount())
+			}},
+			{name: "won", do: func(e env) { e.h.win() }, phase: phaseLeading, leading: true},
+			{name: "ctx ended", do: cancel, phase: phaseStopped},
+		},
+		trace: []string{"syncing", "standby", "leading", "stopping", "stopped"},
+	}, {
+		name:     "a runnable fails while the caches sync",
+		unsynced: true,
+		steps: []step{
+			{name: "failed", do: func(e env) { e.slow.fail <- errors.New("boom") }, phase: phaseStopped, leading: true, check: func(t *testing.T, e env) {
+				assert.Zero(t, e.other.startCount())
+			}},
+		},
+		trace:   []string{"syncing", "stopping", "stopped"},
+		wantErr: func(t *testing.T, err error) { assert.EqualError(t, err, "manager: *manager.unsyncedCache: boom") },
+	}, {
+		name:     "a leader-only runnable fails while leading",
+		election: true,
+		opts:     Options{LeaderElectionRecampaign: true, LeaderElectionReleaseOnCancel: true},
+		steps: []step{
+			{name: "won", do: func(e env) { e.h.win() }, phase: phaseLeading, leading: true},
+			{name: "failed", do: func(e env) { e.leader.failWith(errors.New("boom")) }, phase: phaseStopped, check: func(t *testing.T, e env) {
+				assert.False(t, e.other.running())
+				assert.True(t, e.h.current().released.Load(), "every leader-only runnable returned: released")
+				assert.Equal(t, 1, e.h.electorCount(), "a failure is no re-campaign")
+			}},
+		},
+		trace:   []string{"syncing", "standby", "leading", "stopping", "stopped"},
+		wantErr: func(t *testing.T, err error) { assert.EqualError(t, err, "manager: controller leader: boom") },
+	}, {
+		name:     "won and lost before the loop saw the win: re-campaign from standby",
+		election: true,
+		opts:     Options{LeaderElectionRecampaign: true},
+		steps: []step{
+			{name: "won and lost", do: func(e env) {
+				close(e.h.current().win)
+				close(e.h.current().lose)
+			}, phase: phaseStandby, check: func(t *testing.T, e env) {
+				// The loop saw the win, or the end, first: either way the
+				// next campaign runs and no leader-only runnable runs.
+				assert.False(t, e.leader.running())
+			}},
+			{name: "ctx ended", do: cancel, phase: phaseStopped},
+		},
+		wantErr: nil,
+	}, {
+		name:       "graceful shutdown timeout names a runnable that needs no leadership",
+		opts:       Options{GracefulShutdownTimeout: 2 * time.Second},
+		stuckOther: true,
+		steps: []step{
+			{name: "started", do: none, phase: phaseLeading, leading: true},
+			{name: "ctx ended", do: cancel, phase: phaseStopping, leading: true, check: func(t *testing.T, e env) {
+				assert.False(t, e.leader.running(), "the leaders returned first")
+			}},
+			{name: "timed out", do: func(env) { time.Sleep(2 * time.Second) }, phase: phaseStopped, leading: true, check: func(t *testing.T, e env) {
+				assert.True(t, e.other.running())
+				e.other.unstick()
+			}},
+		},
+		trace: []string{"syncing", "standby", "leading", "stopping", "stopped"},
+		wantErr: func(t *testing.T, err error) {
+			assert.Regexp(t, `^manager: graceful shutdown timed out after 2s; still running: \[.*controller other.*\]$`, err.Error())
+			assert.NotContains(t, err.Error(), "controller leader")
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -373,15 +469,25 @@ func TestLifecycleTransitions(t *testing.T) {
 				if tt.stuck {
 					e.leader.stuck = make(chan struct{})
 				}
+				if tt.stuckOther {
+					e.other.stuck = make(chan struct{})
+				}
 				require.NoError(t, h.add(e.leader))
 				require.NoError(t, h.add(e.other))
+				if tt.unsynced {
+					e.slow = newUnsyncedCache(t, h.m)
+					require.NoError(t, h.m.Add(e.slow))
+				}
 				assert.Equal(t, phaseIdle, h.m.currentPhase())
+				require.NoError(t, h.m.check(), "before Start")
 				h.start()
 				synctest.Wait()
+				require.NoError(t, h.m.check(), "after Start, phase %s", h.m.currentPhase())
 				for _, s := range tt.steps {
 					s.do(e)
 					synctest.Wait()
 					require.Equal(t, s.phase, h.m.currentPhase(), "after %q", s.name)
+					require.NoError(t, h.m.check(), "after %q", s.name)
 					assert.Equal(t, s.leading, h.m.holdsLease(), "holdsLease after %q", s.name)
 					if s.check != nil {
 						s.check(t, e)
@@ -393,7 +499,10 @@ func TestLifecycleTransitions(t *testing.T) {
 				} else {
 					tt.wantErr(t, err)
 				}
-				assert.Equal(t, tt.trace, h.phases())
+				if tt.trace != nil {
+					assert.Equal(t, tt.trace, h.phases())
+				}
+				require.NoError(t, h.m.check(), "after Start returned")
 				assert.ErrorContains(t, h.m.Add(newRecorder("too-late", true)), "manager is stopping")
 				assert.EqualError(t, h.m.Start(context.Background()), "manager: already started")
 			})
@@ -401,11 +510,99 @@ func TestLifecycleTransitions(t *testing.T) {
 	}
 }
 
-func isClosed(c <-chan struct{}) bool {
+// unsyncedCache is a real cache whose WaitForCacheSync also waits until
+// synced is closed (a kind that takes long to list) and whose Start
+// returns the error sent on fail.
+type unsyncedCache struct {
+	cache.Cache
+	synced chan struct{}
+	fail   chan error
+}
+
+func newUnsyncedCache(t *testing.T, m *Manager) *unsyncedCache {
+	c, err := cache.New(m.GetConfig(), cache.Options{Scheme: m.GetScheme(), Mapper: m.GetRESTMapper(), HTTPClient: m.GetHTTPClient()})
+	require.NoError(t, err)
+	return &unsyncedCache{Cache: c, synced: make(chan struct{}), fail: make(chan error, 1)}
+}
+
+func (c *unsyncedCache) Start(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Cache.Start(ctx) }()
 	select {
-	case <-c:
-		return true
-	default:
+	case err := <-done:
+		return err
+	case err := <-c.fail:
+		cancel()
+		<-done
+		return err
+	}
+}
+
+func (c *unsyncedCache) WaitForCacheSync(ctx context.Context) bool {
+	select {
+	case <-c.synced:
+		return c.Cache.WaitForCacheSync(ctx)
+	case <-ctx.Done():
 		return false
 	}
+}
+
+// TestCheckFindsInconsistencies breaks the lifecycle's state by hand and
+// asserts that check names what is wrong.
+func TestCheckFindsInconsistencies(t *testing.T) {
+	tests := []struct {
+		name    string
+		breakIt func(m *Manager)
+		want    string
+	}{{
+		name:    "leading with idle groups",
+		breakIt: func(m *Manager) { m.phase.Store(int32(phaseLeading)) },
+		want:    "phase leading: group caches is idle, want one of [running]",
+	}, {
+		name:    "Elected closed before the caches synced",
+		breakIt: func(m *Manager) { close(m.elected) },
+		want:    "phase idle: Elected closed is true",
+	}, {
+		name: "a runnable live in an idle group",
+		breakIt: func(m *Manager) {
+			m.others.live[&entry{name: "ghost"}] = struct{}{}
+		},
+		want: "group runnables (idle): 1 runnables live",
+	}, {
+		name: "a running group with runnables pending",
+		breakIt: func(m *Manager) {
+			m.leaders.state = groupRunning
+			m.leaders.ctx = context.Background()
+			m.leaders.pending = []Runnable{newRecorder("x", true)}
+		},
+		want: "group leader-only runnables (running): 1 runnables pending",
+	}, {
+		name: "a stopped group whose context still runs",
+		breakIt: func(m *Manager) {
+			m.others.state = groupStopped
+			m.others.ctx, m.others.cancel = context.WithCancel(context.Background())
+		},
+		want: "group runnables (stopped): context not cancelled",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := New(&rest.Config{Host: "http://127.0.0.1:1"}, Options{Metrics: MetricsOptions{BindAddress: "0"}})
+			require.NoError(t, err)
+			require.NoError(t, m.check())
+			tt.breakIt(m)
+			assert.ErrorContains(t, m.check(), tt.want)
+		})
+	}
+}
+
+// TestEnterRefusesUnknownMoves: a move not in transitions is a bug and
+// panics, naming both phases.
+func TestEnterRefusesUnknownMoves(t *testing.T) {
+	m, err := New(&rest.Config{Host: "http://127.0.0.1:1"}, Options{Metrics: MetricsOptions{BindAddress: "0"}})
+	require.NoError(t, err)
+	assert.PanicsWithValue(t, "manager: lifecycle cannot move from idle to leading", func() { m.enter(phaseLeading) })
+	m.phase.Store(int32(phaseStopped))
+	assert.PanicsWithValue(t, "manager: lifecycle cannot move from stopped to syncing", func() { m.enter(phaseSyncing) })
 }

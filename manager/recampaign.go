@@ -18,14 +18,12 @@ func (l *lifecycle) standby() phase {
 	}
 	select {
 	case <-c.e.Elected():
-		select {
-		case err := <-c.done: // won, but already lost again
-			return l.campaignEnded(c.received(err))
-		default:
-			return phaseLeading
+		if isClosed(c.done) { // won, but already lost again
+			return l.campaignEnded()
 		}
-	case err := <-c.done:
-		return l.campaignEnded(c.received(err))
+		return phaseLeading
+	case <-c.done:
+		return l.campaignEnded()
 	case <-l.live.Done():
 		return l.ended()
 	}
@@ -37,7 +35,7 @@ func (l *lifecycle) standby() phase {
 func (l *lifecycle) lead() phase {
 	m := l.m
 	c := m.campaign.Load()
-	var done chan error
+	var done <-chan struct{} // never closed without leader election
 	ctx := l.base
 	if c != nil {
 		l.term++
@@ -50,24 +48,23 @@ func (l *lifecycle) lead() phase {
 		ctx = client.WithFence(ctx, c.e)
 	}
 	m.leaders.start(ctx)
-	select {
-	case <-m.elected: // a later term
-	default:
+	if !isClosed(m.elected) { // the first term
 		close(m.elected)
 	}
 	select {
-	case err := <-done:
-		return l.campaignEnded(c.received(err))
+	case <-done:
+		return l.campaignEnded()
 	case <-l.live.Done():
 		return l.ended()
 	}
 }
 
-// campaignEnded follows the end of the current campaign's Run with err:
+// campaignEnded follows the end of the current campaign's Run:
 // with LeaderElectionRecampaign and a lost lease, the re-campaign (→
 // standby); otherwise a failure (→ stopping; a lost lease cancels every
 // context at once).
-func (l *lifecycle) campaignEnded(err error) phase {
+func (l *lifecycle) campaignEnded() phase {
+	err := l.endCampaign()
 	if err == nil {
 		err = errors.New("leader election ended unexpectedly")
 	}
