@@ -4,15 +4,24 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/controller"
+	"github.com/kubeloop/kubeloop/controller/source"
+	"github.com/kubeloop/kubeloop/handler"
+	"github.com/kubeloop/kubeloop/reconcile"
 	"github.com/kubeloop/kubeloop/sharding"
 )
 
@@ -116,5 +125,174 @@ func TestServerSideSplitsObjectsAcrossThreeShards(t *testing.T) {
 	}
 	for _, rp := range rps {
 		require.NoError(t, rp.stop())
+	}
+}
+
+// TestServerSideShardJoinsAndLeavesUnderLoad: two shards split 60
+// objects while a writer keeps changing them; a third joins, then one
+// leaves (its Start returns, releasing its Lease). The objects are split
+// anew each time, never reconciled by two shards at once, and every one
+// is reconciled after the moves.
+func TestServerSideShardJoinsAndLeavesUnderLoad(t *testing.T) {
+	admin, err := client.New(restConfig, client.Options{})
+	require.NoError(t, err)
+	ns := newTestNamespace(t, admin)
+	const n = 60
+	createAll(t, admin, ns, n)
+	ring := unique("ss")
+	w := newOverlapWitness()
+	start := func(name string) *replica {
+		rp := newReplica(t, ring, ns, name, w.reconciler(name), serverSide)
+		rp.runController(t)
+		return rp
+	}
+	a, b := start("s0"), start("s1")
+	splitEvenly(t, ns, n, a, b)
+
+	ctx, stopLoad := context.WithCancel(context.Background())
+	loaded := make(chan int)
+	go func() {
+		i := 0
+		defer func() { loaded <- i }()
+		for ctx.Err() == nil {
+			pt := podTemplate(ns, fmt.Sprintf("pt-%03d", i%n))
+			patch := client.RawPatch("application/merge-patch+json", fmt.Appendf(nil, `{"metadata":{"annotations":{"load":"%d"}}}`, i))
+			if err := admin.Patch(ctx, pt, patch); err != nil && ctx.Err() == nil {
+				t.Errorf("load: %v", err)
+				return
+			}
+			i++
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+
+	joined := time.Now()
+	c := start("s2")
+	splitEvenly(t, ns, n, a, b, c)
+	t.Logf("3 shards split the objects %s after the third started", time.Since(joined).Round(time.Millisecond))
+
+	left := time.Now()
+	require.NoError(t, a.stop())
+	splitEvenly(t, ns, n, b, c)
+	t.Logf("2 shards split the objects %s after one left", time.Since(left).Round(time.Millisecond))
+
+	stopLoad()
+	t.Logf("%d writes under load", <-loaded)
+	since := time.Now()
+	touchAll(t, admin, ns, n, 1)
+	everyReconciledSince(t, w, ns, n, since)
+	assert.Empty(t, w.overlapsSeen())
+	require.NoError(t, b.stop())
+	require.NoError(t, c.stop())
+}
+
+// nsReplica is a replica in ServerSide mode by namespace over every
+// namespace: its cache holds PodTemplates (the sharded kind) and
+// ConfigMaps (Controlled, children of the PodTemplates).
+type nsReplica struct {
+	shard string
+	ring  *sharding.Ring
+	cache *cache.InformerCache
+	stop  func()
+}
+
+func newNSReplica(t *testing.T, ringName, leaseNS, shard string, inner reconcile.Reconciler) *nsReplica {
+	t.Helper()
+	live, err := client.New(restConfig, client.Options{})
+	require.NoError(t, err)
+	ring, err := sharding.New(live, sharding.Options{
+		Ring: ringName, Objects: []client.Object{&corev1.PodTemplate{}}, Controlled: []client.Object{&corev1.ConfigMap{}},
+		Namespace: leaseNS, Shard: shard, LeaseDuration: realLease, RenewDeadline: realRenew, RetryPeriod: realRetry,
+		Mode: sharding.ServerSide, Key: sharding.ShardByNamespace, Logger: realLogger().WithName(shard), Metrics: prometheus.NewRegistry(),
+	})
+	require.NoError(t, err)
+	co := cache.Options{Logger: realLogger()}
+	require.NoError(t, ring.ConfigureCache(&co))
+	ca, err := cache.New(restConfig, co)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, obj := range []client.Object{&corev1.PodTemplate{}, &corev1.ConfigMap{}} {
+		_, err = ca.GetInformer(ctx, obj)
+		require.NoError(t, err)
+	}
+	wg.Go(func() { _ = ca.Start(ctx) })
+	require.True(t, ca.WaitForCacheSync(ctx))
+	ring.SetCacheReader(ca)
+	gate, err := ring.Reconciler(&corev1.PodTemplate{}, inner)
+	require.NoError(t, err)
+	ctrl, err := controller.NewUnmanaged("ns-"+shard, controller.Options{Reconciler: gate, MaxConcurrentReconciles: 4, Logger: realLogger(), SkipNameValidation: ptrTrue()})
+	require.NoError(t, err)
+	require.NoError(t, ctrl.Watch(source.Kind(ca, &corev1.PodTemplate{}, &handler.EnqueueRequestForObject{})))
+	wg.Go(func() { _ = ctrl.Start(ctx) })
+	ringErr := make(chan error, 1)
+	wg.Go(func() { ringErr <- ring.Start(ctx) })
+	rp := &nsReplica{shard: shard, ring: ring, cache: ca}
+	rp.stop = func() {
+		cancel()
+		wg.Wait()
+		require.NoError(t, <-ringErr)
+	}
+	return rp
+}
+
+// TestServerSideByNamespaceChildrenFollowOwners: by namespace, an owner
+// and its children hash alike, so the shard that reconciles an owner
+// caches its children, and no other shard does.
+func TestServerSideByNamespaceChildrenFollowOwners(t *testing.T) {
+	admin, err := client.New(restConfig, client.Options{})
+	require.NoError(t, err)
+	leaseNS := newTestNamespace(t, admin)
+	const spaces = 8
+	var namespaces []string
+	for range spaces {
+		ns := newTestNamespace(t, admin)
+		namespaces = append(namespaces, ns)
+		owner := podTemplate(ns, "owner")
+		require.NoError(t, admin.Create(context.Background(), owner))
+		for j := range 2 {
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("child-%d", j),
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "PodTemplate", Name: "owner", UID: owner.UID, Controller: ptrTrue()}}}}
+			require.NoError(t, admin.Create(context.Background(), cm))
+		}
+	}
+	ring := unique("ssns")
+	w := newOverlapWitness()
+	var rps []*nsReplica
+	for i := range 2 {
+		name := fmt.Sprintf("n%d", i)
+		rps = append(rps, newNSReplica(t, ring, leaseNS, name, w.reconciler(name)))
+	}
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		for _, ns := range namespaces {
+			var holders []string
+			for _, rp := range rps {
+				var pt corev1.PodTemplate
+				err := rp.cache.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "owner"}, &pt)
+				var cms corev1.ConfigMapList
+				require.NoError(t, rp.cache.List(context.Background(), &cms, client.InNamespace(ns)))
+				children := 0
+				for _, cm := range cms.Items {
+					if len(cm.OwnerReferences) > 0 {
+						children++
+					}
+				}
+				if err == nil {
+					holders = append(holders, rp.shard)
+					assert.Equal(c, 2, children, "%s caches the owner in %s but %d of its 2 children", rp.shard, ns, children)
+				} else {
+					assert.Zero(c, children, "%s caches children in %s without their owner", rp.shard, ns)
+				}
+			}
+			assert.Len(c, holders, 1, "owner in %s cached by %v", ns, holders)
+			if len(holders) == 1 {
+				shard, _ := w.lastOf(ns + "/owner")
+				assert.Equal(c, holders[0], shard, "owner in %s reconciled by another shard than caches it", ns)
+			}
+		}
+	}, 60*time.Second, 100*time.Millisecond)
+	assert.Empty(t, w.overlapsSeen())
+	for _, rp := range rps {
+		rp.stop()
 	}
 }
