@@ -274,14 +274,12 @@ func (w *watchQueue) AddWithOpts(opts workqueue.AddOpts, reqs ...reconcile.Reque
 func (w *watchQueue) Expect(n int) {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
-	if e, ok := w.q.(expecter); ok && !w.closed {
+	if e, ok := w.q.(workqueue.Expecter); ok && !w.closed {
 		e.Expect(n)
 	}
 }
 
-// expecter is a queue that can be told how many keys are about to come
-// (workqueue.Queue).
-type expecter interface{ Expect(n int) }
+var _ workqueue.Expecter = (*watchQueue)(nil)
 
 func (w *watchQueue) close() {
 	w.mu.Lock()

@@ -218,6 +218,15 @@ func (q *Queue[K]) AddRateLimited(key K) {
 	q.mu.Unlock()
 }
 
+// Expecter is told that about n keys are about to be added: a Queue
+// (Expect). It is the one declaration of that seam: kubeloop's informer
+// announces the objects it hands a newly added handler to a handler that
+// is an Expecter, a controller's source passes the announcement on to its
+// queue, and the controller's watch on to the Queue.
+type Expecter interface{ Expect(n int) }
+
+var _ Expecter = (*Queue[string])(nil)
+
 // Expect tells the queue that about n keys are about to be added, as when
 // an informer hands a new handler every object it holds. Once the queue
 // holds expectAt keys with more announced, it makes room for all of them

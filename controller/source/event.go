@@ -11,6 +11,7 @@ import (
 	"github.com/kubeloop/kubeloop/handler"
 	"github.com/kubeloop/kubeloop/handler/predicate"
 	"github.com/kubeloop/kubeloop/trace"
+	"github.com/kubeloop/kubeloop/workqueue"
 )
 
 // eventHandler adapts client-go informer callbacks to a handler.EventHandler.
@@ -68,7 +69,7 @@ func (e *eventHandler) create(obj any, evt handler.CreateEvent) {
 // it takes one (workqueue.Queue.Expect): each object usually becomes one
 // new key.
 func (e *eventHandler) Expect(n int) {
-	if q, ok := e.queue.(interface{ Expect(n int) }); ok {
+	if q, ok := e.queue.(workqueue.Expecter); ok {
 		q.Expect(n)
 	}
 }
@@ -150,3 +151,4 @@ func (e *eventHandler) drop(event string, obj any) {
 }
 
 func typeName(v any) string { return fmt.Sprintf("%T", v) }
+var _ workqueue.Expecter = (*eventHandler)(nil)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/cache/internal/backoff"
 	"github.com/kubeloop/kubeloop/cache/internal/store"
+	"github.com/kubeloop/kubeloop/workqueue"
 )
 
 // Informer is the informer of one kind (in one namespace, or all). Its
@@ -195,7 +196,7 @@ func (s *Informer) AddEventHandler(handler toolscache.ResourceEventHandler) (too
 	// A copy in memory order (store.Objects), for the handler to be
 	// called outside the store's lock (a handler may read the cache).
 	objs := f.store.Objects()
-	if e, ok := handler.(expecter); ok {
+	if e, ok := handler.(workqueue.Expecter); ok {
 		e.Expect(len(objs))
 	}
 	for _, obj := range objs {
@@ -206,11 +207,6 @@ func (s *Informer) AddEventHandler(handler toolscache.ResourceEventHandler) (too
 	f.handlers = append(slices.Clip(f.handlers), r)
 	return r, nil
 }
-
-// expecter is a handler that can be told how many adds are about to
-// come, so that it makes room for them at once (a controller's source:
-// workqueue.Queue.Expect).
-type expecter interface{ Expect(n int) }
 
 // RemoveEventHandler removes a handler added with AddEventHandler;
 // removing it twice is not an error.
