@@ -20,6 +20,7 @@ import (
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/controller/source"
+	"github.com/kubeloop/kubeloop/envtest"
 	"github.com/kubeloop/kubeloop/handler"
 	"github.com/kubeloop/kubeloop/reconcile"
 	"github.com/kubeloop/kubeloop/sharding"
@@ -295,4 +296,31 @@ func TestServerSideByNamespaceChildrenFollowOwners(t *testing.T) {
 	for _, rp := range rps {
 		rp.stop()
 	}
+}
+
+// TestServerSideRefusesARealServerWithoutTheGate: kube-apiserver 1.37
+// with ShardedListAndWatch off drops shardSelector and lists every
+// object; Start fails naming the kind and the gate. (The package's own
+// control plane has the gate on: envtest enables it.)
+func TestServerSideRefusesARealServerWithoutTheGate(t *testing.T) {
+	env := &envtest.Environment{Authorization: "AlwaysAllow", APIServerFlags: []string{"--feature-gates=ShardedListAndWatch=false"}}
+	cfg, err := env.Start()
+	require.NoError(t, err)
+	defer func() { require.NoError(t, env.Stop()) }()
+	live, err := client.New(cfg, client.Options{})
+	require.NoError(t, err)
+	ring, err := sharding.New(live, sharding.Options{Ring: "off", Objects: []client.Object{&corev1.PodTemplate{}}, Namespace: "default",
+		Mode: sharding.ServerSide, Logger: realLogger(), Metrics: prometheus.NewRegistry()})
+	require.NoError(t, err)
+	err = ring.Start(context.Background())
+	require.ErrorIs(t, err, sharding.ErrServerSideUnsupported)
+	assert.ErrorContains(t, err, "PodTemplate")
+	assert.ErrorContains(t, err, "--feature-gates=ShardedListAndWatch=true")
+
+	// The package's control plane refuses the probe: the gate is on.
+	var l corev1.PodTemplateList
+	admin, err := client.New(restConfig, client.Options{})
+	require.NoError(t, err)
+	err = admin.List(context.Background(), &l, &client.ListOptions{Raw: &metav1.ListOptions{ShardSelector: "shardRange(object.metadata.uid, '0x0', '0x1')"}})
+	assert.ErrorContains(t, err, "invalid shard selector")
 }
