@@ -61,7 +61,8 @@ func (m *Manager) startRing() error {
 	if err := m.readyz.AddCheck("shard", m.ring.Checker); err != nil {
 		return fmt.Errorf("manager: %w", err)
 	}
-	if !m.opts.Sharding.Webhook.Disabled {
+	// ServerSide mode assigns nothing: no webhook.
+	if !m.opts.Sharding.Webhook.Disabled && m.opts.Sharding.Mode != sharding.ServerSide {
 		srv := m.GetWebhookServer()
 		if srv == nil {
 			return fmt.Errorf("manager: sharding: no webhook server for ring %q", m.ring.Name())
