@@ -94,6 +94,58 @@
 //     Lease is not held), logs with the keys "ring", "shard" and, around
 //     a loss, "term".
 //
+// # Server-side mode
+//
+// Options.Mode = ServerSide uses the API server's shardSelector
+// (Kubernetes 1.37, alpha, the ShardedListAndWatch feature gate) instead
+// of labels: there is no webhook, no label, no sweep and no sharder. The
+// 64-bit FNV-1a hash space of Options.Key (ShardByUID, metadata.uid, or
+// ShardByNamespace, metadata.namespace) is cut into 127 segments, and the
+// live shards' names decide, by Maglev's table population, which shard
+// owns which (every replica computes the same; a shard owns 1/n of the
+// segments to within one; a join or leave moves about 1/n). Each shard's
+// cache lists and watches its own segments with a shardSelector. Its
+// guarantees, beside membership, fenced writes and rejoin, which work as
+// above:
+//   - Detection: Start first lists each sharded kind with an invalid
+//     shardSelector. A server that parses the field refuses it; one
+//     without the gate silently drops the field (verified on
+//     kube-apiserver 1.37.2) and would give every replica every object,
+//     so Start returns an error wrapping ErrServerSideUnsupported that
+//     names the kind and the gate. There is no fallback to Labels mode:
+//     that mode needs a webhook and RBAC this one does not, and a silent
+//     change of mode would hide a misconfigured cluster.
+//   - Moves keep the drain guarantee: a shard that loses segments stops
+//     admitting reconciles of their objects, waits for those in flight,
+//     lists without them (its cache drops the objects; their NotFound is
+//     not passed on as a deletion) and only then writes its Lease's
+//     RangesAnnotation without them. A shard gains a segment only once no
+//     live Lease of another shard lists it (a Lease expired or released by
+//     the rules above does not count): it claims the segment in its own
+//     Lease, reads the Leases again, and starts (admits, then lists) only
+//     if still no other one lists it; of two claims at once at least one
+//     sees the other, and the greater shard name withdraws. No object is
+//     reconciled by two shards at the same time. After a rejoin a shard
+//     starts from no segment.
+//   - The annotation is 39 bytes whatever the number of objects, and is
+//     written with the Lease's renewals (no extra write, no conflict with
+//     them), so each step of a move waits up to RetryPeriod.
+//   - Cache: the shard's one informer per kind lists with the selector of
+//     its segments; a change ends its watch and it lists again (from the
+//     watch cache, at its last resourceVersion), which drops and adds the
+//     objects that moved (BENCHMARKS-sharding.md compares it with Labels
+//     mode). A shard holding no segment lists the single hash 0 (no
+//     selector matches nothing), which the gate filters.
+//   - Children follow their owner only with ShardByNamespace: an owner and
+//     its children share a namespace, so a hash and a shard, and
+//     Options.Controlled kinds are cached with the same selector. By uid a
+//     child hashes apart from its owner, so Options.Controlled is refused
+//     with ShardByUID: leave the children unsharded (each replica caches
+//     them whole, as any kind of Owns) or shard by namespace. By
+//     namespace the spread is only as even as the namespaces' sizes.
+//   - It needs RBAC to list the sharded kinds (the probe, the caches'
+//     watch), and Leases as above; no webhook, no patch of the objects.
+//
 // What it needs: a webhook server certificate (the manager's webhook
 // server), RBAC to get, list, create, update and delete Leases in
 // Options.Namespace, to get, create and update
