@@ -52,7 +52,7 @@ bench-real: tools
 bench-sharding: tools
 	bench/sharding/run.sh
 
-## bench-multicluster: opt-in, the fleet's engage latency, per-cluster heap and goroutines, cold start, cycles and a blackholed cluster (about 5 minutes; see BENCHMARKS-multicluster.md)
+## bench-multicluster: opt-in, the fleet's engage latency, per-cluster heap and goroutines, cold start, cycles and a blackholed cluster (about 8 minutes; see BENCHMARKS-multicluster.md)
 bench-multicluster: tools
 	hack/bench-multicluster.sh
 

@@ -40,8 +40,8 @@ const (
 // member clusters under /clusters/<name>/, each with the same ConfigMaps
 // (the bytes are shared), its own watchers and its own events
 // (/bench/fleet/fire), any of which can be blackholed
-// (/bench/fleet/blackhole): it answers nothing more, on new requests or
-// on its open watches. A member exists from its first request or Secret.
+// (/bench/fleet/blackhole): its open watches break and it answers no
+// request after that, until the blackhole ends (?off=1). A member exists from its first request or Secret.
 type Fleet struct {
 	tmpl *Server // the members' encoded ConfigMaps and discovery
 	hub  *hub
@@ -50,7 +50,7 @@ type Fleet struct {
 	mu      sync.Mutex
 	members map[string]*member
 
-	requests, watches atomic.Int64
+	requests, watches, held atomic.Int64
 }
 
 // NewFleet encodes the members' ConfigMaps once.
@@ -77,7 +77,8 @@ type member struct {
 	rv         atomic.Int64
 	mu         sync.Mutex
 	watchers   map[*watcher]struct{}
-	blackholed chan struct{} // closed once blackholed
+	blackholed chan struct{} // closed when blackholed
+	restored   chan struct{} // closed when the blackhole ends
 	holed      bool
 }
 
@@ -86,7 +87,7 @@ func (f *Fleet) member(name string) *member {
 	defer f.mu.Unlock()
 	m := f.members[name]
 	if m == nil {
-		m = &member{name: name, watchers: map[*watcher]struct{}{}, blackholed: make(chan struct{})}
+		m = &member{name: name, watchers: map[*watcher]struct{}{}, blackholed: make(chan struct{}), restored: make(chan struct{})}
 		m.rv.Store(1 << 40)
 		f.members[name] = m
 	}
@@ -113,7 +114,7 @@ func (f *Fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		n := len(f.members)
 		f.mu.Unlock()
-		writeJSON(w, FleetStats{Requests: f.requests.Load(), Watches: f.watches.Load(), Members: n, Secrets: f.hub.len()})
+		writeJSON(w, FleetStats{Requests: f.requests.Load(), Watches: f.watches.Load(), Held: f.held.Load(), Members: n, Secrets: f.hub.len()})
 	case p == "/api/v1/namespaces/"+f.hub.ns+"/secrets", p == "/api/v1/secrets":
 		f.hub.serve(w, r, encodingOf(r))
 	default:
@@ -124,7 +125,9 @@ func (f *Fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // FleetStats counts what the fleet served.
 type FleetStats struct {
 	Requests, Watches int64
-	Members, Secrets  int
+	// Held is how many requests a blackhole holds now.
+	Held             int64
+	Members, Secrets int
 }
 
 func encodingOf(r *http.Request) int {
@@ -137,10 +140,16 @@ func encodingOf(r *http.Request) int {
 // serveMember serves request path p of member m.
 func (f *Fleet) serveMember(w http.ResponseWriter, r *http.Request, m *member, p string) {
 	m.mu.Lock()
-	holed := m.holed
+	holed, restored, blackholed := m.holed, m.restored, m.blackholed
 	m.mu.Unlock()
-	if holed { // nothing comes back until the client gives up
-		<-r.Context().Done()
+	if holed { // nothing comes back until the client gives up or the blackhole ends
+		f.held.Add(1)
+		defer f.held.Add(-1)
+		select {
+		case <-r.Context().Done():
+		case <-restored:
+			http.Error(w, "the blackhole ended", http.StatusServiceUnavailable)
+		}
 		return
 	}
 	if p != "/api/v1/configmaps" {
@@ -198,8 +207,7 @@ func (f *Fleet) serveMember(w http.ResponseWriter, r *http.Request, m *member, p
 			return
 		case <-timer.C:
 			return
-		case <-m.blackholed: // the connection stays open and silent
-			<-r.Context().Done()
+		case <-blackholed: // the watch breaks; what follows hangs
 			return
 		case batch := <-wt.ch:
 			for _, fr := range batch[enc] {
@@ -252,7 +260,8 @@ func (f *Fleet) fire(w http.ResponseWriter, r *http.Request) {
 	_, _ = fmt.Fprintf(w, `{"watchers":%d}`, reached)
 }
 
-// blackhole makes cluster ?cluster= answer nothing from now on.
+// blackhole makes cluster ?cluster= answer nothing from now on, or, with
+// ?off=1, ends its blackhole: the requests it held get a 503.
 func (f *Fleet) blackhole(w http.ResponseWriter, r *http.Request) {
 	name := r.URL.Query().Get("cluster")
 	if name == "" {
@@ -261,9 +270,14 @@ func (f *Fleet) blackhole(w http.ResponseWriter, r *http.Request) {
 	}
 	m := f.member(name)
 	m.mu.Lock()
-	if !m.holed {
+	switch off := r.URL.Query().Get("off") == "1"; {
+	case !off && !m.holed:
 		m.holed = true
 		close(m.blackholed)
+	case off && m.holed:
+		m.holed = false
+		close(m.restored)
+		m.blackholed, m.restored = make(chan struct{}), make(chan struct{})
 	}
 	m.mu.Unlock()
 	_, _ = w.Write([]byte("{}"))

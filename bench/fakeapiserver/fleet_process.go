@@ -54,9 +54,16 @@ func (p *FleetProcess) Fire(seq int64, clusters ...string) error {
 	return p.do(http.MethodPost, fmt.Sprintf("/bench/fleet/fire?seq=%d&clusters=%s", seq, url.QueryEscape(strings.Join(clusters, ","))))
 }
 
-// Blackhole makes cluster name answer nothing from now on.
+// Blackhole breaks cluster name's open watches and makes it answer no
+// request from now on.
 func (p *FleetProcess) Blackhole(name string) error {
 	return p.do(http.MethodPost, "/bench/fleet/blackhole?cluster="+url.QueryEscape(name))
+}
+
+// Restore ends cluster name's blackhole: the requests it held get a 503,
+// and it answers again.
+func (p *FleetProcess) Restore(name string) error {
+	return p.do(http.MethodPost, "/bench/fleet/blackhole?off=1&cluster="+url.QueryEscape(name))
 }
 
 // FleetStats returns the fleet's counters.

@@ -80,6 +80,19 @@ func TestFleet(t *testing.T) {
 	defer cancel()
 	_, err = east.CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{})
 	require.ErrorIs(t, err, context.DeadlineExceeded, "a blackholed member answers nothing")
+	held := make(chan error, 1)
+	go func() {
+		_, err := east.CoreV1().ConfigMaps("").List(context.Background(), metav1.ListOptions{})
+		held <- err
+	}()
+	require.Eventually(t, func() bool {
+		st, err := p.FleetStats()
+		return err == nil && st.Held == 1
+	}, 10*time.Second, 5*time.Millisecond, "the blackhole holds the request")
+	require.NoError(t, p.Restore("east"))
+	require.Error(t, <-held, "a request held by the blackhole gets a 503 when it ends")
+	_, err = east.CoreV1().ConfigMaps("").List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err, "a restored member answers")
 	st, err := p.FleetStats()
 	require.NoError(t, err)
 	assert.Equal(t, 1, st.Secrets)

@@ -21,11 +21,14 @@
 //     leave for the cluster to be forgotten); heap and goroutines after
 //     the cycles over those after a warm-up of 2 waves (ratio, 1 = back to
 //     baseline).
-//   - BenchmarkBlackhole/fault=none|blackhole: -blackhole-clusters (100)
-//     clusters, -events single events fired round robin over them, 2 ms
-//     apart; event-to-reconcile p99 of the clusters that are not
-//     blackholed. With fault=blackhole one cluster stops answering first
-//     (its open watch goes silent, its new requests hang).
+//   - BenchmarkBlackhole/clusters=100: -blackhole-clusters clusters,
+//     single events fired round robin over them, 2 ms apart, in phases of
+//     -events/3: three without the fault alternating with three with it,
+//     where one cluster is blackholed (its open watch breaks, its new
+//     requests get no answer; restored between pairs). The
+//     event-to-reconcile p99 of the other clusters with the fault over
+//     that without it (p99-ratio), and whether the readiness check showed
+//     the blackholed cluster (blackhole-unready).
 //   - BenchmarkRealEngage/clusters=N (10, 50; -real): the same as
 //     BenchmarkEngage on one real control plane (kubeloop's envtest): its
 //     own namespace holds the Secrets, each a kubeconfig for the plane
