@@ -3,7 +3,6 @@ package client
 import (
 	"errors"
 	"fmt"
-	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -57,23 +56,12 @@ func IgnoreAlreadyExists(err error) error {
 // "apps/v1, Kind=Deployment" or "v1, Kind=ConfigMap".
 func KindString(gvk schema.GroupVersionKind) string { return kinds.String(gvk) }
 
-// opError wraps err with the verb and the object it concerns.
-func opError(verb string, gvk schema.GroupVersionKind, ns, name string, err error) error {
-	return kinds.OpError(verb, gvk, ns, name, err)
-}
+// opError wraps err with the verb and the object it concerns (the one
+// home of the format is internal/kinds, shared with client/fake).
+var opError = kinds.OpError
 
-// isNil reports whether obj is nil or a typed nil pointer.
-func isNil(obj any) bool {
-	if obj == nil {
-		return true
-	}
-	v := reflect.ValueOf(obj)
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
-		return v.IsNil()
-	}
-	return false
-}
+// isNil reports whether obj is nil or a typed nil (kinds.IsNil).
+var isNil = kinds.IsNil
 
 // nilError reports a nil object for verb.
 func nilError(verb string, obj runtime.Object) error {

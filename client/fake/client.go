@@ -3,7 +3,6 @@ package fake
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -88,18 +87,12 @@ func (c *Client) IsObjectNamespaced(obj runtime.Object) (bool, error) {
 	return apiutil.IsGVKNamespaced(gvk, c.mapper)
 }
 
-// opError formats errors the way the real client does.
-func opError(verb string, gvk schema.GroupVersionKind, ns, name string, err error) error {
-	return kinds.OpError(verb, gvk, ns, name, err)
-}
-
-func isNil(obj any) bool {
-	if obj == nil {
-		return true
-	}
-	v := reflect.ValueOf(obj)
-	return v.Kind() == reflect.Pointer && v.IsNil()
-}
+// opError formats errors the way the real client does; isNil refuses what
+// it refuses (both live in internal/kinds).
+var (
+	opError = kinds.OpError
+	isNil   = kinds.IsNil
+)
 
 // resolve finds obj's kind and checks its key like the real client.
 func (c *Client) resolve(verb string, obj runtime.Object, ns, name string) (schema.GroupVersionKind, error) {

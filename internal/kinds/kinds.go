@@ -6,12 +6,14 @@
 //   - an object reads "namespace/name", or "name" when cluster-scoped (Key);
 //   - a failed operation reads "<verb> <kind> <object>: <cause>" (OpError),
 //     with the verb in lower case and the cause wrapped for errors.Is/As;
-//   - a list kind names its items' kind without "List" (TrimList).
+//   - a list kind names its items' kind without "List" (TrimList);
+//   - a nil object, or a typed nil, is refused before anything else (IsNil).
 package kinds
 
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -46,6 +48,21 @@ func OpError(verb string, gvk schema.GroupVersionKind, namespace, name string, e
 		target += " " + k
 	}
 	return fmt.Errorf("%s %s: %w", verb, target, err)
+}
+
+// IsNil reports whether obj is nil or a typed nil (pointer, map, slice or
+// interface): what the client and its fake refuse before they look at an
+// object.
+func IsNil(obj any) bool {
+	if obj == nil {
+		return true
+	}
+	v := reflect.ValueOf(obj)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
 }
 
 // TrimList returns the kind of a list's items: "ConfigMapList" gives

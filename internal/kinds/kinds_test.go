@@ -68,3 +68,20 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+func TestIsNil(t *testing.T) {
+	var p *struct{}
+	var m map[string]int
+	var s []int
+	var e error
+	for _, v := range []any{nil, p, m, s, e} {
+		if !IsNil(v) {
+			t.Errorf("IsNil(%#v) = false", v)
+		}
+	}
+	for _, v := range []any{&struct{}{}, map[string]int{}, []int{}, 0, ""} {
+		if IsNil(v) {
+			t.Errorf("IsNil(%#v) = true", v)
+		}
+	}
+}
