@@ -100,18 +100,17 @@ func (m *Manager) enter(p phase) {
 // groupStates are, for each phase, the states each group may be in while
 // the run loop waits in that phase: caches, others, leaders. In leading,
 // the leader-only group is stopped while a re-campaign waits for it.
-var groupStates = map[phase][3][]groupState{
-	phaseIdle:    {{groupIdle}, {groupIdle}, {groupIdle}},
-	phaseSyncing: {{groupIdle, groupRunning}, {groupIdle}, {groupIdle}},
-	phaseStandby: {{groupRunning}, {groupRunning}, {groupIdle}},
-	phaseLeading: {{groupRunning}, {groupRunning}, {groupRunning, groupStopped}},
-	phaseStopping: {
-		{groupIdle, groupRunning, groupStopped},
-		{groupIdle, groupRunning, groupStopped},
-		{groupIdle, groupRunning, groupStopped},
-	},
-	phaseStopped: {{groupStopped}, {groupStopped}, {groupStopped}},
-}
+var groupStates = func() map[phase][3][]groupState {
+	anyState := []groupState{groupIdle, groupRunning, groupStopped}
+	return map[phase][3][]groupState{
+		phaseIdle:     {{groupIdle}, {groupIdle}, {groupIdle}},
+		phaseSyncing:  {{groupIdle, groupRunning}, {groupIdle}, {groupIdle}},
+		phaseStandby:  {{groupRunning}, {groupRunning}, {groupIdle}},
+		phaseLeading:  {{groupRunning}, {groupRunning}, {groupRunning, groupStopped}},
+		phaseStopping: {anyState, anyState, anyState},
+		phaseStopped:  {{groupStopped}, {groupStopped}, {groupStopped}},
+	}
+}()
 
 // check returns an error for each way the groups, the campaign and
 // Elected disagree with the phase, or break their own invariants

@@ -108,38 +108,28 @@ func (l *lifecycle) sync() phase {
 // controller of that kind fails after its CacheSyncTimeout with an error
 // naming it. It gives up when ctx ends.
 func (m *Manager) waitForCaches(ctx context.Context) bool {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	m.mu.Lock()
 	caches := append([]cache.Cache{m.cache}, m.extraCaches...)
 	m.mu.Unlock()
-	synced := make(chan bool, 1)
-	go func() {
-		for _, c := range caches {
-			if !c.WaitForCacheSync(ctx) {
-				synced <- false
-				return
-			}
-		}
-		synced <- true
-	}()
-	tick := time.NewTicker(cacheHealthPoll)
-	defer tick.Stop()
 	for {
-		select {
-		case ok := <-synced:
-			return ok
-		case <-ctx.Done():
+		poll, cancel := context.WithTimeout(ctx, cacheHealthPoll)
+		synced := true
+		for _, c := range caches {
+			synced = synced && c.WaitForCacheSync(poll)
+		}
+		cancel()
+		var errs []error
+		for _, c := range caches {
+			errs = append(errs, c.Healthy())
+		}
+		switch err := errors.Join(errs...); {
+		case synced:
+			return true
+		case ctx.Err() != nil:
 			return false
-		case <-tick.C:
-			var errs []error
-			for _, c := range caches {
-				errs = append(errs, c.Healthy())
-			}
-			if err := errors.Join(errs...); err != nil {
-				m.logger.Error(err, "caches cannot sync some kinds; starting the runnables anyway")
-				return true
-			}
+		case err != nil:
+			m.logger.Error(err, "caches cannot sync some kinds; starting the runnables anyway")
+			return true
 		}
 	}
 }
