@@ -75,6 +75,18 @@ func TestTracedReconcileIsLinkedToItsWatchEvent(t *testing.T) {
 		})))
 	r := start(mgr)
 	defer func() { assert.NoError(t, r.stop(t)) }()
+	// A first object reconciled means the controller's cache has synced:
+	// what is created next comes as a watch event, not in the initial list.
+	warm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "warm"}}
+	require.NoError(t, admin.Create(t.Context(), warm))
+	require.Eventually(t, func() bool {
+		for _, s := range rec.Reconciles() {
+			if _, ended := s.Ended(); ended && s.Reconcile.Name == "warm" {
+				return true
+			}
+		}
+		return false
+	}, traceWait, 20*time.Millisecond, "the first object reconciled")
 
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "one"}}
 	require.NoError(t, admin.Create(t.Context(), cm))
