@@ -5,22 +5,27 @@ import (
 	"fmt"
 
 	"github.com/kubeloop/kubeloop/controller"
+	"github.com/kubeloop/kubeloop/controller/builder"
 	"github.com/kubeloop/kubeloop/multicluster"
+	"github.com/kubeloop/kubeloop/reconcile"
 )
 
 // clusters are the manager's clusters: its own, and the fleet of
 // Options.Clusters.
 type clusters struct {
-	local *multicluster.Cluster
-	fleet *multicluster.Fleet // nil without Options.Clusters
+	local   *multicluster.Cluster
+	fleet   *multicluster.Fleet   // nil without Options.Clusters
+	sharded *multicluster.Sharded // nil unless Options.Sharding is set too
 }
 
 var _ controller.FleetManager = (*Manager)(nil)
 
 // newClusters describes the manager's own cluster and, with
-// Options.Clusters, builds the fleet: it runs on every replica (its
-// clusters' caches stay warm), its readiness check is "clusters", and its
-// metrics are on the manager's registry.
+// Options.Clusters, builds the fleet: it runs on every replica, its
+// readiness check is "clusters", and its metrics are on the manager's
+// registry. Without Options.Sharding every replica engages every cluster
+// (their caches stay warm); with it, the clusters are placed on the
+// ring's shards (multicluster.Sharded) and each replica engages its own.
 func (m *Manager) newClusters() error {
 	local, err := multicluster.NewCluster("", multicluster.Parts{Config: m.cfg, HTTPClient: m.httpClient,
 		Scheme: m.scheme, Mapper: m.mapper, Cache: m.cache, Client: m.client})
@@ -35,7 +40,15 @@ func (m *Manager) newClusters() error {
 	co.Mapper, co.HTTPClient = nil, nil // each cluster has its own
 	clo := m.opts.Client
 	clo.Mapper, clo.HTTPClient = nil, nil
-	f, err := multicluster.NewFleet(multicluster.Options{Provider: m.opts.Clusters, Scheme: m.scheme,
+	provider := m.opts.Clusters
+	if m.ring != nil {
+		sh, err := multicluster.NewSharded(provider, m.ring, multicluster.ShardedOptions{Logger: m.logger})
+		if err != nil {
+			return fmt.Errorf("manager: %w", err)
+		}
+		m.clusters.sharded, provider = sh, sh
+	}
+	f, err := multicluster.NewFleet(multicluster.Options{Provider: provider, Scheme: m.scheme,
 		Cache: co, Client: clo, Local: local, Logger: m.logger, Metrics: m.Metrics()})
 	if err != nil {
 		return fmt.Errorf("manager: %w", err)
@@ -80,3 +93,26 @@ func (m *Manager) EngageFleet(c *controller.Controller) error {
 	}
 	return m.clusters.fleet.AddController(c)
 }
+
+var _ builder.ShardedFleetManager = (*Manager)(nil)
+
+// ShardFleetReconciler implements builder.ShardedFleetManager: when both
+// Options.Sharding and Options.Clusters are set, it returns r behind the
+// placement's gate (multicluster.Sharded.Reconciler: only the clusters
+// this replica holds, under its shard's hold, fenced) and true, and the
+// builder runs the controller on every replica.
+func (m *Manager) ShardFleetReconciler(r reconcile.Reconciler) (reconcile.Reconciler, bool, error) {
+	if m.clusters.sharded == nil {
+		return r, false, nil
+	}
+	gated, err := m.clusters.sharded.Reconciler(r)
+	if err != nil {
+		return nil, true, fmt.Errorf("manager: %w", err)
+	}
+	return gated, true, nil
+}
+
+// GetShardedFleet returns the placement of the fleet's clusters on the
+// ring's shards, or nil unless both Options.Sharding and Options.Clusters
+// are set.
+func (m *Manager) GetShardedFleet() *multicluster.Sharded { return m.clusters.sharded }

@@ -36,6 +36,13 @@ func (m *Manager) newRing() error {
 	if so.Metrics == nil {
 		so.Metrics = m.registry
 	}
+	if m.opts.Clusters != nil {
+		so.Clusters = true // the ring places the fleet's clusters (clusters.go)
+		if len(so.Objects) == 0 {
+			so.Webhook.Disabled = true // no objects to assign
+			m.opts.Sharding.Webhook.Disabled = true
+		}
+	}
 	ring, err := sharding.New(live, so)
 	if err != nil {
 		return fmt.Errorf("manager: %w", err)
