@@ -146,6 +146,17 @@
 //   - It needs RBAC to list the sharded kinds (the probe, the caches'
 //     watch), and Leases as above; no webhook, no patch of the objects.
 //
+// Clusters as keys: with Options.Clusters a ring may have no sharded
+// kinds and places the clusters of a fleet instead (multicluster.Sharded,
+// wired by the manager when both Options.Sharding and Options.Clusters
+// are set). The seam is small: Members reads the live shards and the view
+// each published, PublishView publishes this shard's view as an
+// annotation of its own Lease (ViewAnnotation; carried by the next
+// renewal, so the Lease writes stay one per RetryPeriod), and Admit
+// admits work under the shard's hold as the gate admits reconciles:
+// fenced, ending with the term, and waited for by Start before it
+// releases the Lease.
+//
 // What it needs: a webhook server certificate (the manager's webhook
 // server), RBAC to get, list, create, update and delete Leases in
 // Options.Namespace, to get, create and update
