@@ -7,10 +7,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -32,8 +32,16 @@ func (s *source) Shard() (string, uint64, <-chan struct{}) {
 	defer s.mu.Unlock()
 	return s.sel, s.gen, s.changed
 }
-func (s *source) Listing(_ any, gen uint64) { s.mu.Lock(); s.listing = append(s.listing, gen); s.mu.Unlock() }
-func (s *source) Listed(_ any, gen uint64)  { s.mu.Lock(); s.listed = append(s.listed, gen); s.mu.Unlock() }
+func (s *source) Listing(_ any, gen uint64) {
+	s.mu.Lock()
+	s.listing = append(s.listing, gen)
+	s.mu.Unlock()
+}
+func (s *source) Listed(_ any, gen uint64) {
+	s.mu.Lock()
+	s.listed = append(s.listed, gen)
+	s.mu.Unlock()
+}
 func (s *source) set(sel string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
