@@ -1,21 +1,16 @@
 package manager
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
-	authenticationv1 "k8s.io/api/authentication/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubeloop/kubeloop/manager/internal/metricsauth"
 )
 
 // MetricsFilter wraps the metrics server's handler, for example to
@@ -139,149 +134,15 @@ func MetricsAuth(opts MetricsAuthOptions) MetricsFilterProvider {
 		if err := opts.validate(); err != nil {
 			return nil, err
 		}
-		o := opts.withDefaults()
 		cs, err := kubernetes.NewForConfigAndClient(cfg, httpClient)
 		if err != nil {
 			return nil, fmt.Errorf("manager: metrics authentication client: %w", err)
 		}
-		authn := newReviewCache[authenticationv1.UserInfo](o.CacheSize, o.AuthenticatedTTL, o.UnauthenticatedTTL)
-		authz := newReviewCache[struct{}](o.CacheSize, o.AllowedTTL, o.DeniedTTL)
+		f := metricsauth.New(cs, metricsauth.Config(opts.withDefaults()))
 		return func(log logr.Logger, next http.Handler) (http.Handler, error) {
-			return &authFilter{cs: cs, log: log.WithName("metrics-auth"), next: next,
-				timeout: o.ReviewTimeout, authn: authn, authz: authz}, nil
+			return f.Wrap(log.WithName("metrics-auth"), next), nil
 		}, nil
 	}
-}
-
-// authFilter is the handler MetricsAuth's filter wraps a handler in.
-type authFilter struct {
-	cs      kubernetes.Interface
-	log     logr.Logger
-	next    http.Handler
-	timeout time.Duration
-	authn   *reviewCache[authenticationv1.UserInfo]
-	authz   *reviewCache[struct{}]
-}
-
-var _ http.Handler = (*authFilter)(nil)
-
-// bearerToken returns the request's bearer token, parsed as the API
-// server's bearer token authenticator does: the header trimmed, split on
-// single spaces, the scheme matched in any case, the token the second
-// field ("Bearer  x", with two spaces, has none).
-func bearerToken(r *http.Request) (string, bool) {
-	parts := strings.SplitN(strings.TrimSpace(r.Header.Get("Authorization")), " ", 3)
-	if len(parts) < 2 || !strings.EqualFold(parts[0], "bearer") || parts[1] == "" {
-		return "", false
-	}
-	return parts[1], true
-}
-
-func (a *authFilter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	token, ok := bearerToken(r)
-	if !ok {
-		http.Error(w, "Unauthorized", http.StatusUnauthorized)
-		return
-	}
-	u, ok, err := a.authenticate(r.Context(), token)
-	if err != nil {
-		a.fail(w, err)
-		return
-	}
-	if !ok {
-		a.log.V(4).Info("metrics request with an invalid token")
-		http.Error(w, "Unauthorized", http.StatusUnauthorized)
-		return
-	}
-	verb := strings.ToLower(r.Method)
-	_, ok, err = a.authorize(r.Context(), u, verb, r.URL.Path)
-	if err != nil {
-		a.fail(w, err)
-		return
-	}
-	if !ok {
-		msg := "Authorization denied for user " + u.Username
-		a.log.V(4).Info(msg, "verb", verb, "path", r.URL.Path)
-		http.Error(w, msg, http.StatusForbidden)
-		return
-	}
-	r.Header.Del("Authorization")
-	a.next.ServeHTTP(w, r)
-}
-
-// reviewContext detaches a review from the request that started it, which
-// other requests may be waiting on, and bounds it in time.
-func (a *authFilter) reviewContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), a.timeout)
-}
-
-// authenticate returns the user of token, from the cache or a TokenReview.
-func (a *authFilter) authenticate(ctx context.Context, token string) (authenticationv1.UserInfo, bool, error) {
-	key := newKeyWriter().string(token).sum()
-	return a.authn.do(ctx, key, func() (authenticationv1.UserInfo, bool, error) {
-		ctx, cancel := a.reviewContext(ctx)
-		defer cancel()
-		tr, err := a.cs.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{
-			Spec: authenticationv1.TokenReviewSpec{Token: token},
-		}, metav1.CreateOptions{})
-		if err != nil {
-			return authenticationv1.UserInfo{}, false, fmt.Errorf("token review: %w", err)
-		}
-		return withAuthenticatedGroup(tr.Status.User), tr.Status.Authenticated, nil
-	})
-}
-
-// withAuthenticatedGroup adds system:authenticated to u's groups unless u
-// is anonymous or already in system:authenticated or
-// system:unauthenticated, as the API server's delegating authenticator
-// does, so that a permission bound to that group counts.
-func withAuthenticatedGroup(u authenticationv1.UserInfo) authenticationv1.UserInfo {
-	if u.Username == "system:anonymous" || slices.Contains(u.Groups, "system:authenticated") || slices.Contains(u.Groups, "system:unauthenticated") {
-		return u
-	}
-	u.Groups = append(slices.Clip(u.Groups), "system:authenticated")
-	return u
-}
-
-// authorize tells whether u may perform verb on the non-resource path,
-// from the cache or a SubjectAccessReview.
-func (a *authFilter) authorize(ctx context.Context, u authenticationv1.UserInfo, verb, path string) (struct{}, bool, error) {
-	kw := newKeyWriter().string(u.Username).string(u.UID).int(len(u.Groups))
-	for _, g := range u.Groups {
-		kw.string(g)
-	}
-	kw.int(len(u.Extra))
-	for _, k := range slices.Sorted(maps.Keys(u.Extra)) {
-		kw.string(k).int(len(u.Extra[k]))
-		for _, v := range u.Extra[k] {
-			kw.string(v)
-		}
-	}
-	key := kw.string(verb).string(path).sum()
-	return a.authz.do(ctx, key, func() (struct{}, bool, error) {
-		ctx, cancel := a.reviewContext(ctx)
-		defer cancel()
-		extra := make(map[string]authorizationv1.ExtraValue, len(u.Extra))
-		for k, v := range u.Extra {
-			extra[k] = authorizationv1.ExtraValue(v)
-		}
-		sar, err := a.cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
-			Spec: authorizationv1.SubjectAccessReviewSpec{
-				User: u.Username, UID: u.UID, Groups: u.Groups, Extra: extra,
-				NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: path, Verb: verb},
-			},
-		}, metav1.CreateOptions{})
-		if err != nil {
-			return struct{}{}, false, fmt.Errorf("subject access review of %q: %w", u.Username, err)
-		}
-		return struct{}{}, sar.Status.Allowed, nil
-	})
-}
-
-// fail answers 500: a review that could not be made denies the request.
-func (a *authFilter) fail(w http.ResponseWriter, err error) {
-	a.log.Error(err, "cannot authorize a metrics request; denying it")
-	http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 }
 
 // filteredMetricsHandler applies the configured filter, if any.

@@ -1,4 +1,4 @@
-package manager
+package metricsauth
 
 import (
 	"container/list"
@@ -130,7 +130,7 @@ func newReviewCache[V any](size int, posTTL, negTTL time.Duration) *reviewCache[
 }
 
 // errReviewPanicked answers callers that waited on a review that panicked.
-var errReviewPanicked = errors.New("manager: metrics review panicked")
+var errReviewPanicked = errors.New("metricsauth: review panicked")
 
 // do returns the answer under key: a cached one, or review's, which runs
 // once for all the callers that miss on key at the same time. ok tells a
