@@ -139,6 +139,8 @@ for c in workqueue cache-sync cache-read e2e coldstart; do
 	mkdir -p "$out/report"
 	cp "$out/$c.csv" "$out/report/$c.csv"
 	cp "$out/$c.stat.txt" "$out/report/$c.txt"
+	# and the raw lines, for each target's spread over the rounds.
+	cp "$out/$c.txt" "$out/report/$c.raw.txt"
 	args+=("$c=$out/report/$c.csv")
 done
 

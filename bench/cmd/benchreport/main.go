@@ -12,7 +12,9 @@
 // BENCHMARKS-scaling.svg for -o BENCHMARKS.md) and linked from it.
 //
 // Each name=file.csv may have a file.txt beside it (benchstat's text
-// output), which is included verbatim at the end.
+// output), which is included verbatim at the end, and a file.raw.txt (the
+// `go test -bench` lines the medians summarise), from which each target
+// gets the spread of its ratio over the rounds and how many rounds met it.
 package main
 
 import (
@@ -33,6 +35,7 @@ func main() {
 	flag.Parse()
 	var tables []*table
 	raws := map[string]string{}
+	runs := map[string]rounds{}
 	for _, arg := range flag.Args() {
 		name, path, ok := strings.Cut(arg, "=")
 		if !ok {
@@ -51,6 +54,10 @@ func main() {
 		if b, err := os.ReadFile(strings.TrimSuffix(path, ".csv") + ".txt"); err == nil {
 			raws[name] = string(b)
 		}
+		if f, err := os.Open(strings.TrimSuffix(path, ".csv") + ".raw.txt"); err == nil {
+			runs[name] = parseRaw(f)
+			f.Close()
+		}
 	}
 	link := ""
 	for _, t := range tables {
@@ -65,7 +72,7 @@ func main() {
 		}
 		link = relativeTo(*out, *svg)
 	}
-	md := render(tables, readOr(*machine), readOr(*commands), raws, link)
+	md := render(tables, readOr(*machine), readOr(*commands), raws, runs, link)
 	if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
 		fatalf("%v", err)
 	}

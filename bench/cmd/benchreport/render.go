@@ -58,7 +58,7 @@ var targets = []target{
 
 const ours = "kubeloop"
 
-func render(tables []*table, machine, commands string, raws map[string]string, svgLink string) string {
+func render(tables []*table, machine, commands string, raws map[string]string, runs map[string]rounds, svgLink string) string {
 	byName := map[string]*table{}
 	for _, t := range tables {
 		byName[t.name] = t
@@ -71,7 +71,7 @@ func render(tables []*table, machine, commands string, raws map[string]string, s
 	p("except for events/s, where above 1 is better.\n\n")
 	p("## Machine\n\n%s\n\n", machine)
 	p("## Targets\n\n")
-	p("| issue | target | kubeloop | peer | ratio | bound | met |\n|---|---|---|---|---|---|---|\n")
+	p("| issue | target | kubeloop | peer | ratio | bound | met | per round: spread (rounds met) |\n|---|---|---|---|---|---|---|---|\n")
 	met, total, belowFloor := 0, 0, 0
 	for _, tg := range targets {
 		t := byName[tg.table]
@@ -79,13 +79,13 @@ func render(tables []*table, machine, commands string, raws map[string]string, s
 			tg = growthTarget(tg, t)
 		}
 		if t == nil {
-			p("| %s | %s | – | – | – | – | not run |\n", tg.issue, tg.what)
+			p("| %s | %s | – | – | – | – | not run | – |\n", tg.issue, tg.what)
 			total++
 			continue
 		}
 		ov, ok := t.get(tg.row, tg.unit, ours)
 		if !ok {
-			p("| %s | %s | – | – | – | – | no data |\n", tg.issue, tg.what)
+			p("| %s | %s | – | – | – | – | no data | – |\n", tg.issue, tg.what)
 			total++
 			continue
 		}
@@ -95,7 +95,7 @@ func render(tables []*table, machine, commands string, raws map[string]string, s
 			if ok {
 				met++
 			}
-			p("| %s | %s | %s | – | – | = 0 | %s |\n", tg.issue, tg.what, withUnit(ov, tg.unit), yesNo(ok))
+			p("| %s | %s | %s | – | – | = 0 | %s | – |\n", tg.issue, tg.what, withUnit(ov, tg.unit), yesNo(ok))
 			continue
 		}
 		prow := tg.peerRow
@@ -104,7 +104,7 @@ func render(tables []*table, machine, commands string, raws map[string]string, s
 		}
 		pv, ok := t.get(prow, tg.unit, tg.peer)
 		if !ok || pv == 0 {
-			p("| %s | %s | %s | – | – | ≤%.2fx | no data |\n", tg.issue, tg.what, format(ov, tg.unit), tg.max)
+			p("| %s | %s | %s | – | – | ≤%.2fx | no data | – |\n", tg.issue, tg.what, format(ov, tg.unit), tg.max)
 			continue
 		}
 		r := ov / pv
@@ -121,9 +121,10 @@ func render(tables []*table, machine, commands string, raws map[string]string, s
 			n, _ := strconv.Atoi(strings.TrimPrefix(tg.peerRow, seriesPrefix))
 			peer = "kubeloop at " + human(n)
 		}
-		p("| %s | %s | %s | %s %s | %.3fx | ≤%.2fx | %s |\n", tg.issue, tg.what, withUnit(ov, tg.unit), peer, withUnit(pv, tg.unit), r, tg.max, verdict)
+		per := spreadCell(runs[tg.table].spread(tg.row, ours, prow, tg.peer, tg.unit), tg.max)
+		p("| %s | %s | %s | %s %s | %.3fx | ≤%.2fx | %s | %s |\n", tg.issue, tg.what, withUnit(ov, tg.unit), peer, withUnit(pv, tg.unit), r, tg.max, verdict, per)
 	}
-	p("\n%d of %d targets met.", met, total)
+	p("\n%d of %d targets met (by the medians).", met, total)
 	if belowFloor > 0 {
 		p(" %d of those not met ask for less than the floor (impl=floor: the watch read, decoded with client-go's decoder and\n", belowFloor)
 		p("handed to one worker, no cache or queue) took in the same run: a controller that decodes its objects as client-go\n")
