@@ -28,6 +28,12 @@ import (
 //	syncing, standby, leading → stopping   (ctx ended, a runnable failed, the lease was
 //	                                        lost, the campaign ended or failed)
 //	stopping → stopped
+//
+// transitions holds these moves and enter refuses any other. Each phase
+// also fixes the states of the three groups (groupStates) and whether a
+// campaign runs and Elected is closed; check verifies that after each
+// transition. The re-campaign stops the leader-only group while the phase
+// still says leading, and makes it idle before the move to standby.
 type phase int32
 
 const (
