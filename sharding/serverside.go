@@ -110,22 +110,35 @@ func (s *serverSide) detect(ctx context.Context) error {
 }
 
 // run moves this shard's segments towards its share of the live shards,
-// every RetryPeriod, until ctx (the term's background) ends. When it
-// returns the shard admits nothing: a later term starts from no segment
-// (while it was out, other shards may have taken its segments).
+// every RetryPeriod, at once when the membership reader sees the set of
+// live shards change, and every RetryPeriod/4 while a segment it should
+// have waits for another shard's Lease to let go; until ctx (the term's
+// background) ends. When it returns the shard admits nothing: a later
+// term starts from no segment (while it was out, other shards may have
+// taken its segments).
 func (s *serverSide) run(ctx context.Context) {
 	defer s.admit(ranges.Set{})
 	t := time.NewTicker(s.r.opts.RetryPeriod)
 	defer t.Stop()
+	soon := time.NewTimer(0)
+	defer soon.Stop()
+	<-soon.C
 	for {
-		if err := s.step(ctx); err != nil && ctx.Err() == nil {
+		waiting, err := s.step(ctx)
+		if err != nil && ctx.Err() == nil {
 			s.r.log.Error(err, "cannot move the shard's hash ranges; retrying")
+		}
+		if waiting {
+			soon.Reset(s.r.opts.RetryPeriod / 4)
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-s.r.kick: // the membership changed (watchMembers)
+		case <-soon.C:
 		}
+		soon.Stop()
 	}
 }
 
@@ -139,11 +152,12 @@ func (s *serverSide) target() (ranges.Set, bool) {
 	return ranges.Assign(v.ring.Shards())[s.r.opts.Shard], true
 }
 
-// step is one round of the handshake (see serverSide).
-func (s *serverSide) step(ctx context.Context) error {
+// step is one round of the handshake (see serverSide). It reports
+// whether a segment of this shard's share waits for another shard.
+func (s *serverSide) step(ctx context.Context) (waiting bool, err error) {
 	target, ok := s.target()
 	if !ok {
-		return nil
+		return false, nil
 	}
 	adm := s.admittedSet()
 	// Give up what is no longer ours: stop admitting, wait for the
@@ -152,50 +166,51 @@ func (s *serverSide) step(ctx context.Context) error {
 		adm = adm.Minus(lose)
 		s.admit(adm)
 		if !s.waitIdle(ctx, lose) {
-			return ctx.Err()
+			return false, ctx.Err()
 		}
 		s.r.log.Info("giving up hash ranges", "segments", lose.String())
 	}
 	if err := s.list(ctx, adm); err != nil {
-		return err
+		return false, err
 	}
 	s.pending = s.pending.Intersect(target).Minus(adm)
 	if err := s.publish(ctx, adm.Union(s.pending)); err != nil {
-		return err
+		return false, err
 	}
 	gain := target.Minus(adm)
 	if gain.Empty() {
-		return nil
+		return false, nil
 	}
 	blocked, _, err := s.others(ctx)
 	if err != nil {
-		return err
+		return true, err
 	}
 	claim := gain.Minus(blocked).Union(s.pending)
 	if claim.Empty() {
-		return nil
+		return true, nil
 	}
 	if err := s.publish(ctx, adm.Union(claim)); err != nil {
-		return err
+		return true, err
 	}
 	blocked, lower, err := s.others(ctx)
 	if err != nil {
-		return err
+		return true, err
 	}
 	start := claim.Minus(blocked)
 	// Withdraw what a shard of a lower name claims too; keep waiting for
 	// the rest.
 	s.pending = claim.Intersect(blocked).Minus(lower)
+	waiting = !gain.Minus(start).Empty()
 	if start.Empty() {
-		return s.publish(ctx, adm.Union(s.pending))
+		return waiting, s.publish(ctx, adm.Union(s.pending))
 	}
 	adm = adm.Union(start)
 	s.admit(adm)
 	s.r.log.Info("taking hash ranges", "segments", start.String(), "held", adm.String())
 	if err := s.list(ctx, adm); err != nil {
-		return err
+		return waiting, err
 	}
-	return s.publish(ctx, adm.Union(s.pending))
+	return waiting, s.publish(ctx, adm.Union(s.pending))
 }
 
 // others reads the ring's Leases and returns the segments that the live
