@@ -22,6 +22,7 @@ import (
 	"github.com/kubeloop/kubeloop/controller"
 	imetrics "github.com/kubeloop/kubeloop/internal/metrics"
 	"github.com/kubeloop/kubeloop/manager/healthz"
+	"github.com/kubeloop/kubeloop/manager/internal/recorders"
 	"github.com/kubeloop/kubeloop/sharding"
 	"github.com/kubeloop/kubeloop/webhook"
 )
@@ -41,7 +42,7 @@ type Manager struct {
 	apiReader  client.Reader
 	logger     logr.Logger
 	registry   *prometheus.Registry
-	events     *eventRecorders
+	events     *recorders.Recorders
 	healthz    healthz.Handler
 	readyz     healthz.Handler
 
@@ -149,7 +150,7 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("manager: events client: %w", err)
 	}
-	m.events = newEventRecorders(m.scheme, evc, m.logger)
+	m.events = recorders.New(m.scheme, evc, m.logger)
 
 	if opts.LeaderElection {
 		if m.electors, err = m.leaseElectors(); err != nil { // election.go
@@ -254,7 +255,7 @@ func (m *Manager) GetLogger() logr.Logger { return m.logger }
 // by the controller name. Events are written while the manager runs and
 // dropped (logged at V(1)) before Start and after the shutdown.
 func (m *Manager) GetEventRecorder(name string) events.EventRecorder {
-	return &lazyRecorder{owner: m.events, name: name}
+	return m.events.For(name)
 }
 
 // Metrics returns the registerer of the manager's own registry, served at

@@ -78,7 +78,7 @@ func (l *lifecycle) sync() phase {
 		m.fail(err)
 		return phaseStopping
 	}
-	if err := m.events.start(l.base); err != nil {
+	if err := m.events.Start(l.base); err != nil {
 		m.fail(fmt.Errorf("manager: start events: %w", err))
 		return phaseStopping
 	}

@@ -45,7 +45,7 @@ func (l *lifecycle) shutdown() error {
 	for _, s := range servers {
 		s.shutdown(ctx)
 	}
-	m.events.stop()
+	m.events.Stop()
 
 	var timedOut error
 	if ctx.Err() != nil {

@@ -1,4 +1,4 @@
-package manager
+package recorders
 
 import (
 	"context"
@@ -12,11 +12,9 @@ import (
 	"k8s.io/client-go/tools/events"
 )
 
-// eventRecorders owns the manager's events.k8s.io/v1 broadcaster. It exists
-// only between Start and the end of the shutdown, so a manager that is
-// never started runs no goroutine; recorders handed out earlier forward to
-// it while it runs and drop events (logging them) otherwise.
-type eventRecorders struct {
+// Recorders owns one manager's events.k8s.io/v1 broadcaster, which
+// exists only between Start and Stop; see the package doc.
+type Recorders struct {
 	scheme *runtime.Scheme
 	client eventsv1client.EventsV1Interface
 	logger logr.Logger
@@ -28,17 +26,19 @@ type eventRecorders struct {
 	recorders   map[string]events.EventRecorderLogger
 }
 
-func newEventRecorders(scheme *runtime.Scheme, cs eventsv1client.EventsV1Interface, logger logr.Logger) *eventRecorders {
-	return &eventRecorders{
+// New returns recorders that write through cs, mapping objects to kinds
+// with scheme and logging under logger's "events" name.
+func New(scheme *runtime.Scheme, cs eventsv1client.EventsV1Interface, logger logr.Logger) *Recorders {
+	return &Recorders{
 		scheme: scheme,
 		client: cs,
 		logger: logger.WithName("events"),
 	}
 }
 
-// start creates the broadcaster and starts writing events to the API
-// server until stop.
-func (e *eventRecorders) start(ctx context.Context) error {
+// Start creates the broadcaster and starts writing events to the API
+// server until Stop. ctx gives the broadcaster's values; Stop ends it.
+func (e *Recorders) Start(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	sink := &trackedSink{next: &events.EventSinkImpl{Interface: e.client}}
@@ -54,10 +54,10 @@ func (e *eventRecorders) start(ctx context.Context) error {
 	return nil
 }
 
-// stop stops the broadcaster, aborts the event writes in flight and waits
+// Stop stops the broadcaster, aborts the event writes in flight and waits
 // for them, so that no request is made once it returns. Events not yet
-// written are dropped.
-func (e *eventRecorders) stop() {
+// written are dropped. Stop without Start does nothing.
+func (e *Recorders) Stop() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.broadcaster == nil {
@@ -71,7 +71,7 @@ func (e *eventRecorders) stop() {
 
 // recorder returns the live recorder for name, or nil when the manager is
 // not running.
-func (e *eventRecorders) recorder(name string) events.EventRecorderLogger {
+func (e *Recorders) recorder(name string) events.EventRecorderLogger {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.broadcaster == nil {
@@ -85,9 +85,16 @@ func (e *eventRecorders) recorder(name string) events.EventRecorderLogger {
 	return r
 }
 
-// lazyRecorder is the recorder GetEventRecorder returns.
+// For returns the recorder of events reported by the controller name: it
+// forwards them to the broadcaster while it runs and drops them (logged
+// at V(1)) otherwise. It may be called before Start.
+func (e *Recorders) For(name string) events.EventRecorder {
+	return &lazyRecorder{owner: e, name: name}
+}
+
+// lazyRecorder is the recorder For returns.
 type lazyRecorder struct {
-	owner *eventRecorders
+	owner *Recorders
 	name  string
 }
 
@@ -104,7 +111,7 @@ func (r *lazyRecorder) Eventf(regarding, related runtime.Object, eventtype, reas
 }
 
 // errEventsStopped is what the sink answers once the manager stopped.
-var errEventsStopped = errors.New("manager: stopped; event dropped")
+var errEventsStopped = errors.New("recorders: stopped; event dropped")
 
 // trackedSink counts the writes in flight, so that stop can wait for
 // them (client-go's broadcaster writes from goroutines it does not track),
