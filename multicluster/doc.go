@@ -43,9 +43,9 @@
 //     cluster's own goroutine, under a context that ends when the
 //     provider's context for it ends or the fleet stops. That goroutine
 //     ends once the cluster has synced: an idle cluster runs only its
-//     informers' goroutines (one per kind) and its connections' (one per
-//     HTTP/2 connection, two per HTTP/1.1 one), and its leaving is a
-//     context.AfterFunc.
+//     informers' goroutines (one per kind) and its connections' (HTTP/2:
+//     one per connection and one per open watch; HTTP/1.1: two per
+//     connection), and its leaving is a context.AfterFunc.
 //   - The fleet's field indexes are added and every controller that
 //     watches the fleet is engaged (controller.EngageCluster): its
 //     sources get the cluster's informers and register their handlers.

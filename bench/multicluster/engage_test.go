@@ -210,10 +210,13 @@ func BenchmarkBlackhole(b *testing.B) {
 			phase(*nEvents / 4) // warm-up
 			var none, holed []time.Duration
 			unready := 0.0
-			for range pairs {
-				none = append(none, phase(*nEvents/pairs)...)
+			for i := range pairs {
+				a := phase(*nEvents / pairs)
+				none = append(none, a...)
 				require.NoError(b, srv.Blackhole(cl[0]))
-				holed = append(holed, phase(*nEvents/pairs)...)
+				h := phase(*nEvents / pairs)
+				holed = append(holed, h...)
+				b.Logf("pair %d: p99 %v without the fault, %v with it", i, percentile(a, 99), percentile(h, 99))
 				if err := r.fleet.ReadyCheck(nil); err != nil {
 					unready = 1
 					b.Logf("readiness: %v", err)
