@@ -23,6 +23,7 @@ import (
 	imetrics "github.com/kubeloop/kubeloop/internal/metrics"
 	"github.com/kubeloop/kubeloop/manager/healthz"
 	"github.com/kubeloop/kubeloop/manager/internal/recorders"
+	"github.com/kubeloop/kubeloop/manager/internal/restmetrics"
 	"github.com/kubeloop/kubeloop/sharding"
 	"github.com/kubeloop/kubeloop/webhook"
 )
@@ -105,7 +106,7 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 	// Every request of the manager goes through one instrumented config
 	// and one HTTP client (one connection pool).
 	m.cfg = rest.CopyConfig(cfg)
-	newRESTMetrics(m.Metrics()).instrument(m.cfg) // metrics.go
+	restmetrics.Instrument(m.cfg, m.Metrics())
 	hc, err := rest.HTTPClientFor(m.cfg)
 	if err != nil {
 		return nil, fmt.Errorf("manager: http client: %w", err)
