@@ -143,6 +143,12 @@
 //     with ShardByUID: leave the children unsharded (each replica caches
 //     them whole, as any kind of Owns) or shard by namespace. By
 //     namespace the spread is only as even as the namespaces' sizes.
+//   - A ring runs in one mode: replicas of Labels and ServerSide mode in
+//     one ring would each reconcile by their own rules. Move a ring to
+//     ServerSide mode once the old replicas are gone, and delete the
+//     MutatingWebhookConfiguration their sharder kept (nothing serves or
+//     removes it in ServerSide mode); the shard labels left on objects
+//     are ignored.
 //   - It needs RBAC to list the sharded kinds (the probe, the caches'
 //     watch), and Leases as above; no webhook, no patch of the objects.
 //

@@ -271,8 +271,16 @@ func (s *serverSide) list(ctx context.Context, set ranges.Set) error {
 		s.rememberDropped(ctx, drop)
 	}
 	gen := s.sel.set(ranges.Selector(s.field, set))
-	if !s.sel.stored(ctx, gen) {
-		return ctx.Err()
+	// The gate, not the cache, keeps a segment's reconciles on one shard:
+	// an informer that never lists again (removed from the cache) must
+	// not stall every later move, so the wait is bounded.
+	wctx, cancel := context.WithTimeout(ctx, 2*s.r.opts.LeaseDuration)
+	defer cancel()
+	if !s.sel.stored(wctx, gen) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		s.r.log.Error(nil, "an informer of the sharded kinds has not listed the new hash ranges; going on", "after", (2 * s.r.opts.LeaseDuration).String())
 	}
 	s.listed = set
 	return nil

@@ -85,10 +85,14 @@ func (g *gate) serverSide(ctx context.Context, t *term, req reconcile.Request) (
 	case err != nil:
 		return reconcile.Result{}, err
 	default:
-		s.mu.Lock()
-		delete(s.dropped, hkey)
-		s.mu.Unlock()
 		seg = s.segmentOf(cobj)
+		// Back in an admitted segment: a later NotFound is a deletion.
+		// (Outside them it is still to leave the cache: keep the mark.)
+		s.mu.Lock()
+		if s.admitted.Has(seg) {
+			delete(s.dropped, hkey)
+		}
+		s.mu.Unlock()
 	}
 	if seg >= 0 {
 		if !s.enter(seg) {

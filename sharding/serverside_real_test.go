@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -144,6 +146,7 @@ func TestServerSideShardJoinsAndLeavesUnderLoad(t *testing.T) {
 	w := newOverlapWitness()
 	start := func(name string) *replica {
 		rp := newReplica(t, ring, ns, name, w.reconciler(name), serverSide)
+		w.watchDeletions(admin, name, rp.cache)
 		rp.runController(t)
 		return rp
 	}
@@ -183,6 +186,7 @@ func TestServerSideShardJoinsAndLeavesUnderLoad(t *testing.T) {
 	touchAll(t, admin, ns, n, 1)
 	everyReconciledSince(t, w, ns, n, since)
 	assert.Empty(t, w.overlapsSeen())
+	assert.Empty(t, w.falseDeletions(), "no move taken for a deletion")
 	require.NoError(t, b.stop())
 	require.NoError(t, c.stop())
 }
@@ -323,4 +327,85 @@ func TestServerSideRefusesARealServerWithoutTheGate(t *testing.T) {
 	require.NoError(t, err)
 	err = admin.List(context.Background(), &l, &client.ListOptions{Raw: &metav1.ListOptions{ShardSelector: "shardRange(object.metadata.uid, '0x0', '0x1')"}})
 	assert.ErrorContains(t, err, "invalid shard selector")
+}
+
+// TestServerSideRejoin: one of three shards is cut off (its connection
+// blackholed) for longer than LeaseDuration while a writer keeps changing
+// the objects; the two others take its ranges once its Lease expired.
+// When the connection is back it rejoins from no range, and takes its
+// share again through the handshake. No object is reconciled by two
+// shards at once, and no move is passed on as a deletion.
+func TestServerSideRejoin(t *testing.T) {
+	admin, err := client.New(restConfig, client.Options{})
+	require.NoError(t, err)
+	ns := newTestNamespace(t, admin)
+	const n = 40
+	createAll(t, admin, ns, n)
+	ring := unique("ssrj")
+	w := newOverlapWitness()
+	var rps []*replica
+	for i := range 3 {
+		name := fmt.Sprintf("s%d", i)
+		rp := newReplica(t, ring, ns, name, w.reconciler(name), serverSide)
+		w.watchDeletions(admin, name, rp.cache)
+		rp.runController(t)
+		rps = append(rps, rp)
+	}
+	splitEvenly(t, ns, n, rps...)
+
+	ctx, stopLoad := context.WithCancel(context.Background())
+	loaded := make(chan struct{})
+	go func() {
+		defer close(loaded)
+		for i := 0; ctx.Err() == nil; i++ {
+			patch := client.RawPatch("application/merge-patch+json", fmt.Appendf(nil, `{"metadata":{"annotations":{"load":"%d"}}}`, i))
+			_ = admin.Patch(ctx, podTemplate(ns, fmt.Sprintf("pt-%03d", i%n)), patch)
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	defer func() { stopLoad(); <-loaded }()
+
+	c := rps[2]
+	c.proxy.Blackhole(true)
+	cut := time.Now()
+	// The two others hold every range (c's cache keeps what it had).
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		held := 0
+		for _, rp := range rps[:2] {
+			held += countRuns(rp.ring.Ranges())
+		}
+		assert.Equal(ct, 127, held)
+	}, 60*time.Second, 50*time.Millisecond)
+	t.Logf("the others hold every range %s after the cut", time.Since(cut).Round(time.Millisecond))
+	c.proxy.Blackhole(false)
+	splitEvenly(t, ns, n, rps...)
+	stopLoad()
+	<-loaded
+	since := time.Now()
+	touchAll(t, admin, ns, n, 1)
+	everyReconciledSince(t, w, ns, n, since)
+	assert.Empty(t, w.overlapsSeen(), "no object reconciled by two shards at once")
+	assert.Empty(t, w.falseDeletions(), "no move taken for a deletion")
+	for _, rp := range rps {
+		assert.NoError(t, rp.stop())
+	}
+}
+
+// countRuns counts the segments of Ring.Ranges' runs ("0-41,84-126").
+func countRuns(runs string) int {
+	if runs == "" || runs == "none" {
+		return 0
+	}
+	n := 0
+	for part := range strings.SplitSeq(runs, ",") {
+		from, to, ok := strings.Cut(part, "-")
+		if !ok {
+			n++
+			continue
+		}
+		a, _ := strconv.Atoi(from)
+		z, _ := strconv.Atoi(to)
+		n += z - a + 1
+	}
+	return n
 }

@@ -23,6 +23,11 @@
 //     live heap held by one LIST response of 20,000 objects' metadata
 //     with resourceVersion "0" (the API server ignores limit then)
 //     against one page of 500.
+//   - BenchmarkShardingModes/mode=labels|server-side: Labels mode against
+//     ServerSide mode (the API server's shardSelector) over -objects
+//     unassigned ConfigMaps: time and kube-apiserver CPU to start 3
+//     shards and to move after a scale 3 -> 4, idle CPU, heap per
+//     replica (modes_test.go).
 //
 // The objects of the throughput and heap benchmarks are created already
 // assigned (one label per ring, as the assignment webhook would have set

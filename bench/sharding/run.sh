@@ -22,7 +22,7 @@ cd "$here/.."
 go test -c -o "$out/sharding.test" ./sharding/
 cd "$here"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-for bench in BenchmarkShardedThroughput BenchmarkShardedHeap BenchmarkSharderHeap; do
+for bench in BenchmarkShardedThroughput BenchmarkShardedHeap BenchmarkSharderHeap BenchmarkShardingModes; do
 	echo "# $bench" >&2
 	"$out/sharding.test" -test.run '^$' -test.bench "^$bench\$" -test.benchtime 1x -test.count "$count" \
 		-objects 3000 -work 5ms | tee -a "$out/sharding.txt"
