@@ -24,6 +24,7 @@ import (
 	"github.com/kubeloop/kubeloop/manager/healthz"
 	"github.com/kubeloop/kubeloop/manager/internal/recorders"
 	"github.com/kubeloop/kubeloop/manager/internal/restmetrics"
+	"github.com/kubeloop/kubeloop/manager/internal/serving"
 	"github.com/kubeloop/kubeloop/sharding"
 	"github.com/kubeloop/kubeloop/webhook"
 )
@@ -65,7 +66,7 @@ type Manager struct {
 	mu              sync.Mutex
 	controllerNames map[string]struct{}
 	extraCaches     []cache.Cache
-	servers         []*server
+	servers         []*serving.Server
 
 	webhookMu     sync.Mutex
 	webhookServer *webhook.Server

@@ -1,67 +1,17 @@
 package manager
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kubeloop/kubeloop/certwatcher"
+	"github.com/kubeloop/kubeloop/manager/internal/serving"
 )
-
-// server is one of the manager's HTTP servers (metrics, probes, pprof).
-type server struct {
-	name     string
-	srv      *http.Server
-	listener net.Listener
-	secure   bool // serves TLS
-	done     chan struct{}
-}
-
-// listen opens addr for a server named name serving handler, over TLS
-// when tlsConfig is set.
-func listen(name, addr string, handler http.Handler, tlsConfig *tls.Config) (*server, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("manager: %s server: listen on %s: %w", name, addr, err)
-	}
-	if tlsConfig != nil {
-		ln = tls.NewListener(ln, tlsConfig)
-	}
-	return &server{
-		name: name,
-		srv: &http.Server{
-			Handler:           handler,
-			ReadHeaderTimeout: 32 * time.Second,
-			MaxHeaderBytes:    1 << 20,
-		},
-		listener: ln,
-		secure:   tlsConfig != nil,
-		done:     make(chan struct{}),
-	}, nil
-}
-
-// serve serves until shutdown; an unexpected end is reported to fail.
-func (s *server) serve(fail func(error)) {
-	defer close(s.done)
-	if err := s.srv.Serve(s.listener); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fail(fmt.Errorf("manager: %s server: %w", s.name, err))
-	}
-}
-
-// shutdown stops accepting, waits for in-flight requests until ctx ends,
-// then closes whatever is left.
-func (s *server) shutdown(ctx context.Context) {
-	if err := s.srv.Shutdown(ctx); err != nil {
-		_ = s.srv.Close()
-	}
-	<-s.done
-}
 
 // metricsHandler serves the manager's registry and metrics.Registry at
 // /metrics (gatherer, metrics.go) plus the extra handlers.
@@ -109,7 +59,7 @@ func (m *Manager) startServers() error {
 	specs := []spec{
 		{"metrics", m.opts.Metrics.BindAddress, m.filteredMetricsHandler, nil},
 		{"health probe", m.opts.HealthProbeBindAddress, plain(m.probeHandler), nil},
-		{"pprof", m.opts.PprofBindAddress, plain(pprofHandler), nil},
+		{"pprof", m.opts.PprofBindAddress, plain(serving.Profiles), nil},
 	}
 	if m.opts.Metrics.SecureServing {
 		specs[0].tls = func() (*tls.Config, error) {
@@ -117,7 +67,7 @@ func (m *Manager) startServers() error {
 			return m.opts.Metrics.metricsTLSConfig(m.logger.WithName("metrics"), reads)
 		}
 	}
-	var servers []*server
+	var servers []*serving.Server
 	for _, sp := range specs {
 		if !enabled(sp.addr) {
 			continue
@@ -127,13 +77,13 @@ func (m *Manager) startServers() error {
 		if err == nil && sp.tls != nil {
 			tlsConfig, err = sp.tls()
 		}
-		var s *server
+		var s *serving.Server
 		if err == nil {
-			s, err = listen(sp.name, sp.addr, h, tlsConfig)
+			s, err = serving.Listen(sp.name, sp.addr, h, tlsConfig)
 		}
 		if err != nil {
 			for _, s := range servers {
-				_ = s.listener.Close()
+				_ = s.Close()
 			}
 			return err
 		}
@@ -143,8 +93,8 @@ func (m *Manager) startServers() error {
 	m.servers = servers
 	m.mu.Unlock()
 	for _, s := range servers {
-		m.logger.Info("serving", "server", s.name, "address", s.listener.Addr().String(), "secure", s.secure)
-		go s.serve(m.fail)
+		m.logger.Info("serving", "server", s.Name, "address", s.Addr().String(), "secure", s.Secure)
+		go s.Serve(m.fail)
 	}
 	return nil
 }
@@ -154,8 +104,8 @@ func (m *Manager) serverAddr(name string) net.Addr {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, s := range m.servers {
-		if s.name == name {
-			return s.listener.Addr()
+		if s.Name == name {
+			return s.Addr()
 		}
 	}
 	return nil

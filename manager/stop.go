@@ -43,7 +43,7 @@ func (l *lifecycle) shutdown() error {
 	servers := m.servers
 	m.mu.Unlock()
 	for _, s := range servers {
-		s.shutdown(ctx)
+		s.Shutdown(ctx)
 	}
 	m.events.Stop()
 

@@ -1,4 +1,4 @@
-package manager
+package serving
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// pprofHandler serves the runtime's profiles in the format of
+// Profiles serves the runtime's profiles in the format of
 // net/http/pprof (which `go tool pprof` reads) without importing that
 // package, whose init registers handlers on http.DefaultServeMux.
 //
@@ -18,7 +18,7 @@ import (
 //	/debug/pprof/profile     CPU profile, ?seconds=N (default 30)
 //	/debug/pprof/<name>      heap, goroutine, allocs, block, mutex,
 //	                         threadcreate; ?debug=N for text, ?gc=1 for heap
-func pprofHandler() http.Handler {
+func Profiles() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(r.URL.Path, "/debug/pprof/")
