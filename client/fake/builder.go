@@ -25,6 +25,7 @@ type ClientBuilder struct {
 	statusSet    bool
 	indexes      []index
 	interceptors *interceptor.Funcs
+	keepManaged  bool
 	errs         []error // found while adding, returned by build
 }
 
@@ -120,6 +121,17 @@ func (b *ClientBuilder) WithIndex(obj client.Object, field string, extract clien
 	return b
 }
 
+// WithReturnManagedFields makes Create keep the metadata.managedFields
+// the caller set, as the API server does, so reads return them
+// (controller-runtime's WithReturnManagedFields). Without it Create drops
+// them. Either way objects given to WithObjects keep theirs, and Update
+// stores what it is given; the fake's Apply tracks field owners on its own
+// and writes no managedFields (see the package doc).
+func (b *ClientBuilder) WithReturnManagedFields() *ClientBuilder {
+	b.keepManaged = true
+	return b
+}
+
 // WithInterceptorFuncs wraps the built client with interceptor.NewClient.
 func (b *ClientBuilder) WithInterceptorFuncs(f interceptor.Funcs) *ClientBuilder {
 	b.interceptors = &f
@@ -209,6 +221,7 @@ func (b *ClientBuilder) build() (*Client, error) {
 	if crds != nil {
 		c = newClient(s, b.mapper, crds)
 	}
+	c.keepManaged = b.keepManaged
 	c.status = defaultStatusKinds(s)
 	c.noGeneration = untrackedGenerationKinds(s)
 	if b.statusSet {

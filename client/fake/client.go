@@ -30,6 +30,7 @@ type Client struct {
 	// noGeneration holds the built-in kinds without metadata.generation.
 	noGeneration map[schema.GroupKind]bool
 	indexes      map[indexKey]client.IndexerFunc
+	keepManaged  bool // WithReturnManagedFields: Create keeps managedFields
 
 	mu      sync.Mutex
 	rv      uint64

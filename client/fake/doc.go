@@ -32,7 +32,9 @@
 //     apply as on the server; Apply is a simplified server-side apply that
 //     tracks field owners, fails with a conflict when another manager owns
 //     a field it changes (unless ForceOwnership) and removes fields a
-//     manager stops applying. managedFields are not kept on objects.
+//     manager stops applying. Apply writes no managedFields; those of seeded
+//     objects are kept, and Create keeps the caller's with
+//     WithReturnManagedFields (dropped otherwise).
 //   - Status().Apply applies the status the same way, its field owners
 //     kept apart from those of the object, as the server keeps
 //     managedFields per subresource.

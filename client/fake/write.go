@@ -139,7 +139,9 @@ func (c *Client) create(gvk schema.GroupVersionKind, obj client.Object, dryRun b
 	if !c.noGeneration[gvk.GroupKind()] {
 		u.SetGeneration(1)
 	}
-	u.SetManagedFields(nil)
+	if !c.keepManaged {
+		u.SetManagedFields(nil)
+	}
 	if c.hasStatus(gvk.GroupKind()) {
 		delete(m, "status")
 	}
