@@ -14,6 +14,9 @@
 // for the leak check alone.
 //
 // Guarantees:
+//   - The control plane is Env as configured; an *envtest.Environment
+//     runs kube-apiserver with ShardedListAndWatch on (envtest's default,
+//     for sharding's ServerSide mode).
 //   - Setup runs after the control plane is ready and before the tests;
 //     Teardown runs after the tests, and also when Setup failed, before the
 //     control plane stops.
