@@ -178,15 +178,9 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 // reader from the options, filling their zero fields with the manager's.
 func (m *Manager) buildCacheAndClients() error {
 	co := m.opts.Cache
-	if co.Scheme == nil {
-		co.Scheme = m.scheme
-	}
-	if co.Mapper == nil {
-		co.Mapper = m.mapper
-	}
-	if co.HTTPClient == nil {
-		co.HTTPClient = m.httpClient
-	}
+	fill(&co.Scheme, m.scheme)
+	fill(&co.Mapper, m.mapper)
+	fill(&co.HTTPClient, m.httpClient)
 	if co.Logger.GetSink() == nil {
 		co.Logger = m.logger.WithName("cache")
 	}
@@ -196,15 +190,9 @@ func (m *Manager) buildCacheAndClients() error {
 	}
 
 	clo := m.opts.Client
-	if clo.Scheme == nil {
-		clo.Scheme = m.scheme
-	}
-	if clo.Mapper == nil {
-		clo.Mapper = m.mapper
-	}
-	if clo.HTTPClient == nil {
-		clo.HTTPClient = m.httpClient
-	}
+	fill(&clo.Scheme, m.scheme)
+	fill(&clo.Mapper, m.mapper)
+	fill(&clo.HTTPClient, m.httpClient)
 	reader := clo
 	reader.Cache = nil
 	if m.apiReader, err = client.New(m.cfg, reader); err != nil {
@@ -220,6 +208,15 @@ func (m *Manager) buildCacheAndClients() error {
 		return fmt.Errorf("manager: client: %w", err)
 	}
 	return nil
+}
+
+// fill sets *field to v when it is zero (nil), the manager's default for
+// an option of the cache or the client.
+func fill[T comparable](field *T, v T) {
+	var zero T
+	if *field == zero {
+		*field = v
+	}
 }
 
 // GetClient returns the manager's client: reads come from the cache,
