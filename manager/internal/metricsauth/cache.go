@@ -130,7 +130,7 @@ func newReviewCache[V any](size int, posTTL, negTTL time.Duration) *reviewCache[
 }
 
 // errReviewPanicked answers callers that waited on a review that panicked.
-var errReviewPanicked = errors.New("metricsauth: review panicked")
+var errReviewPanicked = errors.New("manager: metrics review panicked") // the manager's word in logs
 
 // do returns the answer under key: a cached one, or review's, which runs
 // once for all the callers that miss on key at the same time. ok tells a

@@ -111,7 +111,7 @@ func (r *lazyRecorder) Eventf(regarding, related runtime.Object, eventtype, reas
 }
 
 // errEventsStopped is what the sink answers once the manager stopped.
-var errEventsStopped = errors.New("recorders: stopped; event dropped")
+var errEventsStopped = errors.New("manager: stopped; event dropped") // the manager's word in logs
 
 // trackedSink counts the writes in flight, so that stop can wait for
 // them (client-go's broadcaster writes from goroutines it does not track),
