@@ -35,8 +35,19 @@
 //     itself, so N clusters are N names for one API server, each with its
 //     own transport (HTTP/2 over TLS).
 //
-// Run one benchmark per process (heap and goroutine figures are the
-// process's):
+// After the clusters left, BenchmarkEngage and BenchmarkRealEngage also
+// report what is left (heap-left-KiB, goroutines-left, the fraction of
+// Clusters and transports the collector took); with -late-wait D they
+// measure the heap again D later (golang.org/x/net/http2 keeps a closed
+// connection, and its transport, until its 30 s read-idle timer fires).
+// KUBELOOP_MC_PROFILE=<prefix> writes goroutine and heap profiles at the
+// start, when idle and after the clusters left (<prefix>.base.heap, ...;
+// compare with pprof -diff_base, GODEBUG=memprofilerate=1 for exact
+// figures).
+//
+// make bench-multicluster (hack/bench-multicluster.sh) runs them all and
+// writes BENCHMARKS-multicluster.md through mcreport. Run one benchmark per
+// process (heap and goroutine figures are the process's):
 //
 //	GOMAXPROCS=2 go test -run '^$' -bench 'BenchmarkEngage/clusters=100$' -benchtime 1x ./multicluster/
 package multicluster_bench
