@@ -65,12 +65,8 @@ func (r *fileRewriter) rewriteField(elt ast.Expr, rules map[string]fieldRule) bo
 		r.rep.count(kindField, r.name)
 		return false
 	case rule.deref:
-		if u, ok := kv.Value.(*ast.UnaryExpr); ok && u.Op == token.AND {
-			kv.Value = u.X
-			r.rep.count(kindField, r.name)
-		} else {
-			r.note(kv, key.Name+": "+rule.note)
-		}
+		kv.Value = r.derefValue(kv.Value)
+		r.rep.count(kindField, r.name)
 	case rule.note != "":
 		r.note(kv, key.Name+": "+rule.note)
 	}
@@ -81,7 +77,9 @@ func (r *fileRewriter) rewriteField(elt ast.Expr, rules map[string]fieldRule) bo
 // field of a variable or parameter declared with a controller-runtime
 // type that has rules (options := ctrl.Options{...}; options.NewCache =
 // ...; func(o *zap.Options) { o.ZapOpts = ... }): a renamed field is
-// renamed and a field kubeloop lacks gets its note. The variables are
+// renamed, a pointer that became a value loses its & (o.LeaseDuration =
+// &d is o.LeaseDuration = d, o.LeaseDuration == nil is == 0) and a field
+// kubeloop lacks gets its note. The variables are
 // matched by name within the file, so a dropped field is only noted
 // there, never removed.
 func (r *fileRewriter) rewriteFieldAssignments() {
@@ -129,30 +127,85 @@ func (r *fileRewriter) rewriteFieldAssignments() {
 	if len(vars) == 0 {
 		return
 	}
+	ruleOf := func(e ast.Expr) (fieldRule, string, bool) {
+		sel, ok := e.(*ast.SelectorExpr)
+		if !ok {
+			return fieldRule{}, "", false
+		}
+		x, ok := sel.X.(*ast.Ident)
+		if !ok || vars[x.Name] == nil {
+			return fieldRule{}, "", false
+		}
+		rule, ok := vars[x.Name][sel.Sel.Name]
+		return rule, sel.Sel.Name, ok
+	}
 	ast.Inspect(r.file, func(n ast.Node) bool {
+		if be, ok := n.(*ast.BinaryExpr); ok {
+			r.derefComparison(be, ruleOf)
+			return true
+		}
 		as, ok := n.(*ast.AssignStmt)
 		if !ok || as.Tok == token.DEFINE {
 			return true
 		}
-		for _, lhs := range as.Lhs {
-			sel, ok := lhs.(*ast.SelectorExpr)
-			if !ok {
-				continue
-			}
-			x, ok := sel.X.(*ast.Ident)
-			if !ok || vars[x.Name] == nil {
-				continue
-			}
-			rule, ok := vars[x.Name][sel.Sel.Name]
+		for i, lhs := range as.Lhs {
+			rule, field, ok := ruleOf(lhs)
 			switch {
 			case !ok:
 			case rule.rename != "":
-				sel.Sel.Name = rule.rename
+				lhs.(*ast.SelectorExpr).Sel.Name = rule.rename
+				r.rep.count(kindField, r.name)
+			case rule.deref && len(as.Lhs) == len(as.Rhs) && as.Tok == token.ASSIGN:
+				as.Rhs[i] = r.derefValue(as.Rhs[i])
 				r.rep.count(kindField, r.name)
 			case rule.note != "":
-				r.note(as, sel.Sel.Name+": "+rule.note)
+				r.note(as, field+": "+rule.note)
 			}
 		}
 		return true
 	})
+}
+
+// derefComparison turns x.Field == nil (or !=) into x.Field == 0 for a
+// field that was a pointer to a duration and is a time.Duration in
+// kubeloop (the zero duration means "not set" there, as nil did).
+func (r *fileRewriter) derefComparison(be *ast.BinaryExpr, ruleOf func(ast.Expr) (fieldRule, string, bool)) {
+	if be.Op != token.EQL && be.Op != token.NEQ {
+		return
+	}
+	for _, side := range []*ast.Expr{&be.X, &be.Y} {
+		other := be.Y
+		if side == &be.Y {
+			other = be.X
+		}
+		if id, ok := (*side).(*ast.Ident); !ok || id.Name != "nil" {
+			continue
+		}
+		if rule, _, ok := ruleOf(other); ok && rule.deref {
+			*side = &ast.BasicLit{ValuePos: (*side).Pos(), Kind: token.INT, Value: "0"}
+			r.rep.count(kindField, r.name)
+		}
+	}
+}
+
+// derefValue is the value for a field that took a pointer and takes the
+// value in kubeloop: &x is x, nil is 0, and any other pointer p is
+// ptr.Deref(p, 0), so a nil pointer still means the default, as it did.
+func (r *fileRewriter) derefValue(e ast.Expr) ast.Expr {
+	switch v := e.(type) {
+	case *ast.UnaryExpr:
+		if v.Op == token.AND {
+			return v.X
+		}
+	case *ast.Ident:
+		if v.Name == "nil" {
+			return &ast.BasicLit{ValuePos: v.Pos(), Kind: token.INT, Value: "0"}
+		}
+	case *ast.CallExpr:
+		if local, name, ok := pkgSelector(v.Fun); ok && name == "Deref" && r.localOf("k8s.io/utils/ptr") == local && len(v.Args) == 2 {
+			return e // already migrated
+		}
+	}
+	fun := &ast.SelectorExpr{X: r.im.qualifier("k8s.io/utils/ptr", e.Pos()), Sel: &ast.Ident{Name: "Deref"}}
+	return &ast.CallExpr{Fun: fun, Lparen: e.End(), Args: []ast.Expr{e, &ast.BasicLit{ValuePos: e.End(), Kind: token.INT, Value: "0"}}, Rparen: e.End()}
 }

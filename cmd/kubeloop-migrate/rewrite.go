@@ -47,6 +47,7 @@ func rewriteFile(fset *token.FileSet, name string, file *ast.File, src []byte, p
 	r.rewriteEnvtest()
 	r.rewriteNewCache()
 	r.rewriteRecorders()
+	r.rewriteWatchesMetadata()
 	r.rewriteFields()
 	r.rewriteFieldAssignments()
 	r.rewriteSetLogger()

@@ -104,8 +104,8 @@ var c = controller.Options{ReconciliationTimeout: d, UsePriorityQueue: nil}
 var m = ctrl.Options{LeaseDuration: &d, RenewDeadline: pd()}
 func pd() *time.Duration { return &d }`,
 			want: []string{`controller.Options{ReconcileTimeout: d}`, "// kubeloop-migrate: dropped UsePriorityQueue", "LeaseDuration: d,",
-				"// kubeloop-migrate: RenewDeadline: kubeloop takes a time.Duration here, not a pointer"},
-			kinds: map[string]int{kindField: 3},
+				"RenewDeadline: ptr.Deref(pd(), 0)", `"k8s.io/utils/ptr"`},
+			kinds: map[string]int{kindField: 4},
 		},
 		{
 			name: "event recorders become events.k8s.io recorders",

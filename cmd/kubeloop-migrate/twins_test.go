@@ -324,8 +324,7 @@ func main() {
 	// kubeloop-migrate: NewCache: not offered: configure the cache with Options.Cache (a NewCache that sets opts.DefaultNamespaces and calls cache.New is Options.Cache.DefaultNamespaces)
 	options.NewCache = func(config *rest.Config, opts cache.Options) (cache.Cache, error) { return cache.New(config, opts) }
 	d := time.Second
-	// kubeloop-migrate: LeaseDuration: ` + notePointers + `
-	options.LeaseDuration = &d
+	options.LeaseDuration = d
 	other := struct{ NewCache int }{}
 	other.NewCache = 1
 	_, _ = manager.New(nil, options)
@@ -588,6 +587,102 @@ var e = &envtest.Environment{
 	Scheme:                       nil,
 }
 `,
+		},
+		{
+			name: "WatchesMetadata is Watches with builder.OnlyMetadata (cert-manager/approver-policy's RBAC watches)",
+			give: `package x
+
+import (
+	rbacv1 "k8s.io/api/rbac/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+func setup(mgr ctrl.Manager, r reconcile.Reconciler, h handler.EventHandler, p predicate.Predicate) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&rbacv1.Role{}).
+		WatchesMetadata(&rbacv1.RoleBinding{}, h, p).
+		WatchesMetadata(&rbacv1.ClusterRole{}, h).
+		Complete(r)
+}
+`,
+			want: `package x
+
+import (
+	"github.com/kubeloop/kubeloop/controller/builder"
+	"github.com/kubeloop/kubeloop/handler"
+	"github.com/kubeloop/kubeloop/handler/predicate"
+	"github.com/kubeloop/kubeloop/manager"
+	"github.com/kubeloop/kubeloop/reconcile"
+	rbacv1 "k8s.io/api/rbac/v1"
+)
+
+func setup(mgr *manager.Manager, r reconcile.Reconciler, h handler.EventHandler, p predicate.Predicate) error {
+	return builder.ControllerManagedBy(mgr).
+		For(&rbacv1.Role{}).
+		Watches(&rbacv1.RoleBinding{}, h, builder.OnlyMetadata, p).
+		Watches(&rbacv1.ClusterRole{}, h, builder.OnlyMetadata).
+		Complete(r)
+}
+`,
+			kinds: map[string]int{kindRename: 2},
+		},
+		{
+			name: "pointer durations assigned and compared with nil (kubernetes-sigs/jobset's config loader)",
+			give: `package x
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+)
+
+type leaderElection struct {
+	LeaseDuration metav1.Duration
+	RetryPeriod   *time.Duration
+}
+
+func addLeaderElectionTo(o *manager.Options, cfg leaderElection) {
+	if o.LeaseDuration == nil && cfg.LeaseDuration.Duration != 0 {
+		o.LeaseDuration = &cfg.LeaseDuration.Duration
+	}
+	if o.RetryPeriod != nil {
+		return
+	}
+	o.RetryPeriod = cfg.RetryPeriod
+	_ = manager.Options{RenewDeadline: nil, GracefulShutdownTimeout: cfg.RetryPeriod}
+}
+`,
+			want: `package x
+
+import (
+	"time"
+
+	"github.com/kubeloop/kubeloop/manager"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+type leaderElection struct {
+	LeaseDuration metav1.Duration
+	RetryPeriod   *time.Duration
+}
+
+func addLeaderElectionTo(o *manager.Options, cfg leaderElection) {
+	if o.LeaseDuration == 0 && cfg.LeaseDuration.Duration != 0 {
+		o.LeaseDuration = cfg.LeaseDuration.Duration
+	}
+	if o.RetryPeriod != 0 {
+		return
+	}
+	o.RetryPeriod = ptr.Deref(cfg.RetryPeriod, 0)
+	_ = manager.Options{RenewDeadline: 0, GracefulShutdownTimeout: ptr.Deref(cfg.RetryPeriod, 0)}
+}
+`,
+			kinds: map[string]int{kindField: 6},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
