@@ -144,8 +144,10 @@ func TestServerSideShardJoinsAndLeavesUnderLoad(t *testing.T) {
 	createAll(t, admin, ns, n)
 	ring := unique("ss")
 	w := newOverlapWitness()
+	// Slow reconciles (100 ms), so that moves meet reconciles in flight.
+	slow := &overlapCheck{running: map[string]string{}}
 	start := func(name string) *replica {
-		rp := newReplica(t, ring, ns, name, w.reconciler(name), serverSide)
+		rp := newReplica(t, ring, ns, name, slow.wrap(name, w.reconciler(name), 100*time.Millisecond), serverSide)
 		w.watchDeletions(admin, name, rp.cache)
 		rp.runController(t)
 		return rp
@@ -186,6 +188,7 @@ func TestServerSideShardJoinsAndLeavesUnderLoad(t *testing.T) {
 	touchAll(t, admin, ns, n, 1)
 	everyReconciledSince(t, w, ns, n, since)
 	assert.Empty(t, w.overlapsSeen())
+	assert.Empty(t, slow.seen(), "no object reconciled by two shards at once")
 	assert.Empty(t, w.falseDeletions(), "no move taken for a deletion")
 	require.NoError(t, b.stop())
 	require.NoError(t, c.stop())
@@ -408,4 +411,35 @@ func countRuns(runs string) int {
 		n += z - a + 1
 	}
 	return n
+}
+
+// overlapCheck wraps reconcilers so that each takes d, and records every
+// reconcile that starts while another shard reconciles the same object.
+type overlapCheck struct {
+	mu       sync.Mutex
+	running  map[string]string
+	overlaps []string
+}
+
+func (o *overlapCheck) wrap(shard string, inner reconcile.Reconciler, d time.Duration) reconcile.Reconciler {
+	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+		key := req.String()
+		o.mu.Lock()
+		if other, ok := o.running[key]; ok && other != shard {
+			o.overlaps = append(o.overlaps, fmt.Sprintf("%s reconciled by %s and %s at once", key, other, shard))
+		}
+		o.running[key] = shard
+		o.mu.Unlock()
+		time.Sleep(d)
+		o.mu.Lock()
+		delete(o.running, key)
+		o.mu.Unlock()
+		return inner.Reconcile(ctx, req)
+	})
+}
+
+func (o *overlapCheck) seen() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]string(nil), o.overlaps...)
 }
