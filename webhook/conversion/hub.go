@@ -12,7 +12,8 @@ import (
 // IsConvertible reports whether the kind of obj can be served by a
 // conversion Webhook: it has more than one version in scheme, exactly one
 // of them is a Hub and every other is Convertible. It returns false and no
-// error for a kind whose versions implement neither, and an error that
+// error for a kind with one version in scheme (whatever it implements) or
+// whose versions implement neither, and an error that
 // names the versions for a kind that is half set up (two hubs, or a
 // version that is neither Hub nor Convertible beside one that is).
 func IsConvertible(scheme *runtime.Scheme, obj runtime.Object) (bool, error) {
@@ -21,8 +22,16 @@ func IsConvertible(scheme *runtime.Scheme, obj runtime.Object) (bool, error) {
 		return false, fmt.Errorf("conversion: kind of %T: %w", obj, err)
 	}
 	gk := gvks[0].GroupKind()
+	versions := versionsOf(scheme, gk)
+	if len(versions) == 1 {
+		// A single version has nothing to convert between, whatever it
+		// implements: controller-runtime's IsConvertible says so too. A
+		// Convertible whose hub is another kind (trust-manager's Bundle
+		// converting to ClusterBundle) is served by a converter of its own.
+		return false, nil
+	}
 	var hubs, convertibles, others []string
-	for _, gvk := range versionsOf(scheme, gk) {
+	for _, gvk := range versions {
 		o, err := scheme.New(gvk)
 		if err != nil {
 			return false, fmt.Errorf("conversion: %s: %w", gvk, err)

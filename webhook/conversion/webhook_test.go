@@ -185,6 +185,12 @@ func TestIsConvertible(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ok, "a kind without hub or convertibles is simply not convertible")
 
+	single := runtime.NewScheme()
+	single.AddKnownTypeWithName(testwidget.V2Kind, &testwidget.V2{})
+	ok, err = conversion.IsConvertible(single, &testwidget.V2{})
+	require.NoError(t, err, "a single Convertible version (its hub another kind) is no error")
+	assert.False(t, ok, "one version has nothing to convert")
+
 	hubs := widgetScheme(t)
 	hubs.AddKnownTypeWithName(testwidget.V1Kind.GroupVersion().WithKind("Widget").GroupKind().WithVersion("v4"), &twoHubs{})
 	_, err = conversion.IsConvertible(hubs, &testwidget.V1{})
