@@ -201,10 +201,12 @@ func (c *InformerCache) WaitForCacheSync(ctx context.Context) bool {
 
 // Healthy returns nil when every informer's list-watch works, else one
 // error per failing kind (and namespace) with its cause, joined. An
-// informer fails while its last list or watch call failed, and while three
+// informer fails while its last list or watch call failed, while three
 // or more of its requests in a row got no answer (connections closed or
-// reset on arrival), which client-go would otherwise retry in silence;
-// see the package doc for the bounds.
+// reset on arrival), which client-go would otherwise retry in silence,
+// and while one of its requests has waited 30 s or more for an answer (a
+// server or proxy that holds the connection and never answers); see the
+// package doc for the bounds.
 func (c *InformerCache) Healthy() error {
 	entries := c.snapshot()
 	slices.SortFunc(entries, func(a, b *entry) int { return compareKeys(a.key, b.key) })

@@ -95,7 +95,10 @@
 //     simply ended. client-go sends those retries a second apart, so
 //     Healthy (and the manager's /readyz) turns red about 2 s after such
 //     failures begin, and green again as soon as a request is answered and
-//     a list succeeds or a watch opens. A watch the API
+//     a list succeeds or a watch opens. So is a kind one of whose requests
+//     has waited 30 s for its answer (a server or proxy that accepts the
+//     connection and never answers: nothing fails, the request waits), named
+//     with the request, until it is answered or gives up. A watch the API
 //     server ends (its timeout) or an expired resourceVersion is routine
 //     and never counts. WaitForCacheSync and reads never wait past their
 //     context; the error of a read that gave up carries the last

@@ -33,7 +33,11 @@ const unansweredLimit = 3
 //     retries), until a list succeeds or a watch opens;
 //   - unansweredLimit requests in a row got no answer at all (a load
 //     balancer without a backend accepts the connection and closes or
-//     resets it; an API server restarting), until a request is answered.
+//     resets it; an API server restarting), until a request is answered;
+//   - a request has waited hangAfter or longer for its answer (a server or
+//     proxy that accepts the connection and never answers, a blackholed
+//     cluster on HTTP/1.1: nothing fails, the request just waits), until it
+//     is answered or given up.
 //
 // The second case is seen request by request (answerTracker): client-go's
 // REST client retries a GET that ends in EOF or a connection reset ten
@@ -48,11 +52,25 @@ type Health struct {
 	log logr.Logger // set by New
 
 	mu         sync.Mutex
-	callErr    error     // the last list or watch call's failure
-	unanswered int       // requests in a row without an answer
-	since      time.Time // when the first of them failed
-	lastErr    error     // the last of them's error
-	reported   bool      // the current failure was logged
+	callErr    error                     // the last list or watch call's failure
+	unanswered int                       // requests in a row without an answer
+	since      time.Time                 // when the first of them failed
+	lastErr    error                     // the last of them's error
+	reported   bool                      // the current failure was logged
+	waiting    map[uint64]waitingRequest // requests sent, not yet answered
+	nextWait   uint64
+}
+
+// hangAfter is how long a list or watch request may wait for its response
+// headers before the informer counts as unhealthy. A healthy API server
+// answers a watch at once and a page of a list in well under a second;
+// its own request timeout for a list is a minute.
+const hangAfter = 30 * time.Second
+
+// waitingRequest is a request that has not been answered yet.
+type waitingRequest struct {
+	since time.Time
+	what  string // "GET https://host/api/v1/configmaps"
 }
 
 // New returns the health of an informer that logs to log.
@@ -159,11 +177,44 @@ func (h *Health) errLocked() error {
 	if h.callErr != nil {
 		return h.callErr
 	}
+	if w, ok := h.oldestWaitingLocked(); ok && time.Since(w.since) >= hangAfter {
+		return fmt.Errorf("%s has waited %s for an answer from the API server", w.what, time.Since(w.since).Round(time.Second))
+	}
 	if h.unanswered >= unansweredLimit {
 		return fmt.Errorf("%d requests in a row in %s got no answer from the API server (connection closed or reset): %w",
 			h.unanswered, time.Since(h.since).Round(100*time.Millisecond), h.lastErr)
 	}
 	return nil
+}
+
+// sent records a request on its way and returns its ticket for done.
+func (h *Health) sent(req *http.Request) uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.waiting == nil {
+		h.waiting = map[uint64]waitingRequest{}
+	}
+	h.nextWait++
+	h.waiting[h.nextWait] = waitingRequest{since: time.Now(), what: req.Method + " " + req.URL.Redacted()}
+	return h.nextWait
+}
+
+// done records that the request of ticket got its answer or gave up.
+func (h *Health) done(ticket uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.waiting, ticket)
+}
+
+func (h *Health) oldestWaitingLocked() (waitingRequest, bool) {
+	var oldest waitingRequest
+	found := false
+	for _, w := range h.waiting {
+		if !found || w.since.Before(oldest.since) {
+			oldest, found = w, true
+		}
+	}
+	return oldest, found
 }
 
 // healthKey is the context key under which a list or watch call carries
@@ -181,13 +232,17 @@ type answerTracker struct{ rt http.RoundTripper }
 
 // RoundTrip forwards req and records whether it was answered.
 func (a answerTracker) RoundTrip(req *http.Request) (*http.Response, error) {
+	h, ok := req.Context().Value(healthKey{}).(*Health)
+	if !ok {
+		return a.rt.RoundTrip(req)
+	}
+	ticket := h.sent(req)
 	resp, err := a.rt.RoundTrip(req)
-	if h, ok := req.Context().Value(healthKey{}).(*Health); ok {
-		if err != nil {
-			h.noAnswer(req.Context(), err)
-		} else {
-			h.answered()
-		}
+	h.done(ticket)
+	if err != nil {
+		h.noAnswer(req.Context(), err)
+	} else {
+		h.answered()
 	}
 	return resp, err
 }

@@ -10,6 +10,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
@@ -148,4 +150,41 @@ func TestAnswerTracker(t *testing.T) {
 	resp, err := hc.Get(ok.URL)
 	require.NoError(t, err)
 	resp.Body.Close()
+}
+
+// hangingTransport accepts every request and answers none until its
+// request's context ends: a proxy or server that holds connections open.
+type hangingTransport struct{}
+
+func (hangingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	<-req.Context().Done()
+	return nil, req.Context().Err()
+}
+
+// TestHangingRequestIsUnhealthy: a request that waits hangAfter for its
+// answer makes the informer unhealthy, naming the request; before that it
+// is healthy, and once the request gives up it is healthy again.
+func TestHangingRequestIsUnhealthy(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &Health{log: logr.Discard()}
+		hc := TrackAnswers(&http.Client{Transport: hangingTransport{}})
+		ctx, cancel := context.WithCancel(withHealth(t.Context(), h))
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://east.example:6443/api/v1/configmaps?limit=500", nil)
+			assert.NoError(t, err)
+			_, err = hc.Do(req)
+			assert.Error(t, err)
+		}()
+		time.Sleep(hangAfter - time.Second)
+		assert.NoError(t, h.Err(), "a slow answer is not yet a hang")
+		time.Sleep(2 * time.Second)
+		err := h.Err()
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "GET https://east.example:6443/api/v1/configmaps?limit=500 has waited 31s")
+		cancel()
+		<-done
+		assert.NoError(t, h.Err(), "given up: no longer waiting")
+	})
 }
