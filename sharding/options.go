@@ -148,7 +148,9 @@ type Options struct {
 	// Key is what ServerSide mode hashes: ShardByUID (metadata.uid; even
 	// spread, children do not follow their owner) or ShardByNamespace
 	// (metadata.namespace; a namespace's objects, children included,
-	// share a shard). Zero: ShardByUID. Must be zero in Labels mode.
+	// share a shard; the objects of a cluster-scoped kind, whose
+	// namespace is empty, all share one). Zero: ShardByUID. Must be zero
+	// in Labels mode.
 	Key ShardKey
 
 	// Logger receives the ring's logs, with the keys "ring" and "shard".
