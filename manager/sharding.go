@@ -17,12 +17,13 @@ func (o Options) shardingEnabled() bool {
 // newRing builds the ring of Options.Sharding and narrows the cache
 // options of its kinds to this shard. It runs before the cache is built.
 // A zero Sharding.Namespace takes LeaderElectionNamespace, a zero Logger
-// the manager's and zero Metrics the manager's registry.
+// the manager's and zero Metrics the manager's registry. The ring's client
+// can watch: the ring watches its Leases (see sharding's leasewatch.go).
 func (m *Manager) newRing() error {
 	if !m.opts.shardingEnabled() {
 		return nil
 	}
-	live, err := client.New(m.cfg, client.Options{Scheme: m.scheme, Mapper: m.mapper, HTTPClient: m.httpClient})
+	live, err := client.NewWithWatch(m.cfg, client.Options{Scheme: m.scheme, Mapper: m.mapper, HTTPClient: m.httpClient})
 	if err != nil {
 		return fmt.Errorf("manager: sharding client: %w", err)
 	}

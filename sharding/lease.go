@@ -85,6 +85,41 @@ func (m *members) expired(shard string, l *coordinationv1.Lease, now time.Time) 
 	return o.Expired(now)
 }
 
+// observe records l, which arrived at now (a watch event), as shard's
+// Lease; it reports whether the record changed (the clock of its hold
+// restarted). A record that arrives late, after a read already showed a
+// newer one, restarts the clock too, and the newer one restarts it again
+// when its own event arrives: a late event only makes the hold end later
+// by this replica's judgment, never earlier.
+func (m *members) observe(shard string, l *coordinationv1.Lease, now time.Time) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	o := m.obs[shard]
+	if o == nil {
+		o = &lease.Observer{}
+		m.obs[shard] = o
+	}
+	return o.Observe(lease.RecordOf(l.Spec), now)
+}
+
+// nextExpiry returns the earliest time, by this replica's clock, at which
+// the hold of one of the shards in alive ends (zero: none is known).
+func (m *members) nextExpiry(alive map[string]bool) time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var next time.Time
+	for shard := range alive {
+		o := m.obs[shard]
+		if o == nil {
+			continue
+		}
+		if at := o.ExpiresAt(); !at.IsZero() && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+	}
+	return next
+}
+
 // keepOnly forgets the shards whose Lease was not listed (deleted).
 func (m *members) keepOnly(listed map[string]bool) {
 	m.mu.Lock()

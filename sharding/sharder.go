@@ -6,28 +6,42 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"sync"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/internal/lease"
 )
 
 // campaign runs for the ring's sharder Lease until ctx ends and, while it
 // holds it, runs the sharder. A lost sharder Lease stops the sharder and
 // the campaign starts over; the shard itself is unaffected.
 func (r *Ring) campaign(ctx context.Context) {
+	changed := make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	if w, ok := r.watcher(); ok {
+		wg.Go(func() {
+			r.watchLeases(wctx, w, func(*coordinationv1.Lease, bool, time.Time) { signal(changed) },
+				client.MatchingFields{"metadata.name": sharderLeaseName(r.opts.Ring)})
+		})
+	}
 	for ctx.Err() == nil {
 		el, err := newHolder(r.c, r.opts, sharderLeaseName(r.opts.Ring), r.holder, nil)
 		if err != nil { // the options were validated by New
 			r.log.Error(err, "cannot campaign for the sharder")
 			return
 		}
-		if el.Acquire(ctx, nil) != nil {
+		if r.acquireSharder(ctx, el, changed) != nil {
 			return
 		}
 		r.log.Info("running the sharder", "lease", el.Key())
@@ -54,6 +68,58 @@ func (r *Ring) campaign(ctx context.Context) {
 			r.log.Error(err, "could not release the sharder lease")
 		}
 		cancel()
+	}
+}
+
+// acquireSharder tries to acquire the sharder Lease with el until it
+// succeeds (nil) or ctx ends (ctx.Err()). It tries at once, whenever the
+// Lease changed (changed, from the watch: el then observes a renewal
+// within an event's latency of its storage), when the hold el last
+// observed ends by that observation, and otherwise every RetryPeriod plus
+// up to JitterFactor of it, as the lease core's Acquire does. el judges
+// expiry from its own read, which returned before this loop noted the
+// record, so at the noted time plus the record's duration the hold has
+// ended for el too. (A killed sharder's Lease is so taken over about
+// LeaseDuration after its last renewal; with Acquire's fixed period it
+// was up to 2*1.2*RetryPeriod later.)
+func (r *Ring) acquireSharder(ctx context.Context, el *lease.Holder, changed <-chan struct{}) error {
+	var (
+		seen   lease.Record
+		seenAt time.Time
+	)
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		tctx, cancel := context.WithTimeout(ctx, el.TryTimeout())
+		err := el.TryAcquireOrRenew(tctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		now := time.Now()
+		wait := r.opts.RetryPeriod + time.Duration(rand.Float64()*lease.JitterFactor*float64(r.opts.RetryPeriod))
+		if rec, ok := el.Observed(); ok {
+			if seenAt.IsZero() || !rec.Equal(seen) {
+				seen, seenAt = rec, now
+			}
+			// Only an expiry still to come shortens the wait: a hold that
+			// ended already and still failed (a conflict with another
+			// candidate, an unreachable API server) waits the period.
+			if until := seenAt.Add(rec.Duration).Sub(now); rec.Holder != "" && until > 0 {
+				wait = min(wait, until+time.Millisecond)
+			}
+		}
+		t.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		case <-changed:
+			t.Stop()
+		}
 	}
 }
 
@@ -134,11 +200,28 @@ func (r *Ring) Sweep(ctx context.Context) (SweepResult, error) {
 		return res, nil
 	}
 	deadBefore := maps.Clone(v.dead)
+	if len(v.dead) > 0 && r.joinedSinceSwept(v) {
+		// Drains first: a shard that is gone hands its objects to the
+		// live shards, whose queues fill with them; the drains that a
+		// joined shard needs are acknowledged by those same queues, so a
+		// drain requested after the moves waits behind the reconciles of
+		// the moved objects (BENCHMARKS-sharding.md, "Recovery": the
+		// sharder killed during a scale-out). One more list, of metadata,
+		// served from the watch cache.
+		var first SweepResult
+		for _, k := range r.kinds {
+			if err := r.sweepKind(ctx, v, k, &first, true); err != nil {
+				return res, err
+			}
+		}
+		res.Drains, res.Conflicts = first.Drains, first.Conflicts
+	}
 	for _, k := range r.kinds {
-		if err := r.sweepKind(ctx, v, k, &res); err != nil {
+		if err := r.sweepKind(ctx, v, k, &res, false); err != nil {
 			return res, err
 		}
 	}
+	r.swept.Store(&v.alive)
 	r.metrics.sweep.WithLabelValues(r.opts.Ring).Observe(time.Since(start).Seconds())
 	r.metrics.objects.DeletePartialMatch(map[string]string{"ring": r.opts.Ring})
 	for s, n := range res.PerShard {
@@ -160,7 +243,24 @@ func (r *Ring) Sweep(ctx context.Context) (SweepResult, error) {
 	return res, nil
 }
 
-func (r *Ring) sweepKind(ctx context.Context, v *view, k kind, res *SweepResult) error {
+// joinedSinceSwept reports whether v has a live shard that the last
+// complete sweep of this Ring did not have (true before the first).
+func (r *Ring) joinedSinceSwept(v *view) bool {
+	last := r.swept.Load()
+	if last == nil {
+		return true
+	}
+	for s := range v.alive {
+		if !(*last)[s] {
+			return true
+		}
+	}
+	return false
+}
+
+// sweepKind sweeps the objects of kind k. With drainsOnly it only
+// requests drains (the objects it passes over are not counted).
+func (r *Ring) sweepKind(ctx context.Context, v *view, k kind, res *SweepResult, drainsOnly bool) error {
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
 	cont := ""
@@ -207,10 +307,12 @@ func (r *Ring) sweepKind(ctx context.Context, v *view, k kind, res *SweepResult)
 			wg.Go(func() {
 				defer func() { <-sem }()
 				var one SweepResult
-				shard, err := r.place(ctx, v, k, obj, &one, true)
+				shard, err := r.place(ctx, v, k, obj, &one, true, drainsOnly)
 				mu.Lock()
 				defer mu.Unlock()
-				res.Objects++
+				if !drainsOnly {
+					res.Objects++
+				}
 				res.Assigned += one.Assigned
 				res.Reassigned += one.Reassigned
 				res.Drains += one.Drains
@@ -219,7 +321,7 @@ func (r *Ring) sweepKind(ctx context.Context, v *view, k kind, res *SweepResult)
 				if err != nil {
 					errs = append(errs, err)
 				}
-				if shard != "" {
+				if shard != "" && !drainsOnly {
 					res.PerShard[shard]++
 				}
 			})
@@ -237,8 +339,9 @@ func (r *Ring) sweepKind(ctx context.Context, v *view, k kind, res *SweepResult)
 
 // place decides obj's move and makes it. It returns the shard obj is
 // assigned to afterwards ("" when unknown). On a conflict it reads obj
-// again (once, with retry) and decides anew.
-func (r *Ring) place(ctx context.Context, v *view, k kind, obj *metav1.PartialObjectMetadata, res *SweepResult, retry bool) (string, error) {
+// again (once, with retry) and decides anew. With drainsOnly it makes no
+// move but a drain request.
+func (r *Ring) place(ctx context.Context, v *view, k kind, obj *metav1.PartialObjectMetadata, res *SweepResult, retry, drainsOnly bool) (string, error) {
 	lbl := obj.GetLabels()
 	cur, draining := lbl[r.shardKey], lbl[r.drainKey] != ""
 	want := v.ring.Shard(Key(k.gvk.GroupKind(), obj))
@@ -246,6 +349,8 @@ func (r *Ring) place(ctx context.Context, v *view, k kind, obj *metav1.PartialOb
 	var counted func() // counts the move once it is made
 	patchCtx := ctx
 	switch {
+	case cur == "" && drainsOnly:
+		return "", nil
 	case cur == "":
 		patch = map[string]any{r.shardKey: want, r.drainKey: nil}
 		counted = func() {
@@ -256,6 +361,8 @@ func (r *Ring) place(ctx context.Context, v *view, k kind, obj *metav1.PartialOb
 		if draining {
 			res.Pending++
 		}
+		return cur, nil
+	case drainsOnly && (!v.alive[cur] || k.controlled || draining):
 		return cur, nil
 	default:
 		gone, judged, err := v.gone(ctx, r.c, r.opts.Namespace, r.opts.Ring, cur, r.moveWindow()/2)
@@ -314,7 +421,7 @@ func (r *Ring) place(ctx context.Context, v *view, k kind, obj *metav1.PartialOb
 			}
 			return "", fmt.Errorf("sharding: ring %q: get %s %s: %w", r.opts.Ring, k.gvk.Kind, client.ObjectKeyFromObject(obj), err)
 		}
-		return r.place(ctx, v, k, fresh, res, false)
+		return r.place(ctx, v, k, fresh, res, false, drainsOnly)
 	case apierrors.IsConflict(err):
 		res.Conflicts++
 		return "", nil

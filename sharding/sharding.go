@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
@@ -61,7 +62,8 @@ type Ring struct {
 	idle        *sync.Cond
 	handedOver  map[string]struct{} // keys acknowledged, until their NotFound
 
-	kick chan struct{} // asks the sharder for a sweep now
+	kick  chan struct{}                   // asks the sharder for a sweep now
+	swept atomic.Pointer[map[string]bool] // the live shards of the last complete sweep
 
 	ss *serverSide // ServerSide mode's state; nil in Labels mode (serverside.go)
 }
@@ -243,13 +245,40 @@ func (r *Ring) kindOf(gk schema.GroupKind) (kind, bool) {
 	return kind{}, false
 }
 
-// watchMembers reads the ring's Leases every RetryPeriod into the view
-// that the webhook and Shards use, and kicks the sharder when the set of
-// live shards changed.
+// watchMembers reads the ring's Leases into the view that the webhook and
+// Shards use, and kicks the sharder when the set of live shards changed.
+// It reads every RetryPeriod, and sooner: when the hold of a live shard
+// ends by this replica's observation (a timer set for that moment), and,
+// when the client can watch (leasewatch.go), as soon as a Lease event may
+// change the view (a new shard, a released or deleted Lease); the watch
+// also keeps the observations of renewals fresh.
 func (r *Ring) watchMembers(ctx context.Context) {
-	t := time.NewTicker(r.opts.RetryPeriod)
-	defer t.Stop()
+	changed := make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if w, ok := r.watcher(); ok {
+		wg.Go(func() {
+			r.watchLeases(ctx, w, func(l *coordinationv1.Lease, deleted bool, at time.Time) {
+				shard := l.Labels[ShardNameLabel]
+				if shard == "" {
+					return
+				}
+				v := r.view.Load()
+				alive := v != nil && v.alive[shard]
+				if !deleted {
+					r.members.observe(shard, l, at)
+				}
+				// A renewal of a live shard only moves its expiry later.
+				if !alive || deleted || lease.RecordOf(l.Spec).Holder == "" {
+					signal(changed)
+				}
+			}, client.MatchingLabels{RingLabel: r.opts.Ring})
+		})
+	}
+	timer := time.NewTimer(r.opts.RetryPeriod)
+	defer timer.Stop()
 	for {
+		next := r.opts.RetryPeriod
 		v, err := readView(ctx, r.c, r.members, r.opts.Namespace, r.opts.Ring, r.opts.VirtualNodes)
 		if err == nil {
 			old := r.view.Swap(v)
@@ -258,13 +287,21 @@ func (r *Ring) watchMembers(ctx context.Context) {
 				r.log.Info("ring membership", "shards", v.ring.Shards())
 				r.kickSharder()
 			}
+			if at := r.members.nextExpiry(v.alive); !at.IsZero() {
+				if until := time.Until(at); until < next {
+					next = max(until, 0) + time.Millisecond
+				}
+			}
 		} else if ctx.Err() == nil {
 			r.log.Error(err, "cannot read the ring's leases")
 		}
+		timer.Reset(next)
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-timer.C:
+		case <-changed:
+			timer.Stop() // Go 1.23 timers: no stale tick after Stop
 		}
 	}
 }

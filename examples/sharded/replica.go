@@ -42,6 +42,10 @@ type ReplicaOptions struct {
 	Witness string
 	// Work is how long each reconcile waits. Zero: none.
 	Work time.Duration
+	// Workers is the number of concurrent reconciles. Zero: 1.
+	Workers int
+	// PprofAddr serves net/http/pprof. Zero: none.
+	PprofAddr string
 	// LeaseDuration is the shard and leader Lease duration; the renew
 	// deadline is 2/3 of it and the retry period 1/5. Zero: 4 s.
 	LeaseDuration time.Duration
@@ -85,6 +89,7 @@ func RunReplica(ctx context.Context, o ReplicaOptions) error {
 	mgr, err = manager.New(cfg, manager.Options{
 		Metrics:                 manager.MetricsOptions{BindAddress: o.MetricsAddr, ExtraHandlers: map[string]http.Handler{"/cached": cached}},
 		HealthProbeBindAddress:  o.ProbeAddr,
+		PprofBindAddress:        o.PprofAddr,
 		WebhookServer:           webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: o.WebhookPort, CertDir: o.CertDir}),
 		GracefulShutdownTimeout: 20 * time.Second,
 		// Leader election stays on, as in most operators (for their
@@ -115,7 +120,7 @@ func RunReplica(ctx context.Context, o ReplicaOptions) error {
 	if err != nil {
 		return err
 	}
-	r := &Reconciler{Client: mgr.GetClient(), Shard: mgr.Sharding().Shard(), Work: o.Work}
+	r := &Reconciler{Client: mgr.GetClient(), Shard: mgr.Sharding().Shard(), Work: o.Work, Workers: o.Workers}
 	if o.Witness != "" {
 		f, err := OpenWitness(o.Witness)
 		if err != nil {

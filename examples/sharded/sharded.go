@@ -38,6 +38,8 @@ type Reconciler struct {
 	Shard string
 	// Work is how long each reconcile waits, standing for I/O.
 	Work time.Duration
+	// Workers is the controller's MaxConcurrentReconciles. Zero: 1.
+	Workers int
 
 	mu      sync.Mutex
 	witness io.Writer // nil: no witness
@@ -91,8 +93,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 
 // SetupWithManager registers the controller with plain builder code: the
 // manager shards ConfigMaps, so the builder puts the reconciler behind the
-// ring's gate and runs the controller on every replica by itself. One
-// worker per replica.
+// ring's gate and runs the controller on every replica by itself.
+// r.Workers workers per replica (zero: one).
 func SetupWithManager(mgr *manager.Manager, r *Reconciler) error {
 	if mgr.Sharding() == nil {
 		return fmt.Errorf("sharded: the manager has no ring")
@@ -100,7 +102,7 @@ func SetupWithManager(mgr *manager.Manager, r *Reconciler) error {
 	return builder.ControllerManagedBy(mgr).
 		Named("sharded").
 		For(&corev1.ConfigMap{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
 		Complete(r)
 }
 
