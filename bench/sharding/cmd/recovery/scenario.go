@@ -25,9 +25,13 @@ type scenario struct {
 
 var scenarios = map[string]scenario{
 	"kill": {"kill -9 of a shard until a survivor reconciled each of its objects",
-		func(ctx context.Context, cl *cluster, tr *tracker, res *result) error { return runKill(ctx, cl, tr, res, false) }},
+		func(ctx context.Context, cl *cluster, tr *tracker, res *result) error {
+			return runKill(ctx, cl, tr, res, false)
+		}},
 	"kill-sharder": {"kill -9 of the sharder's shard, likewise",
-		func(ctx context.Context, cl *cluster, tr *tracker, res *result) error { return runKill(ctx, cl, tr, res, true) }},
+		func(ctx context.Context, cl *cluster, tr *tracker, res *result) error {
+			return runKill(ctx, cl, tr, res, true)
+		}},
 	"scaleout": {"sharder killed in a 3->4 scale-out until all on a live shard", runScaleOut},
 }
 
