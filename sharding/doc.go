@@ -143,6 +143,10 @@
 //     with ShardByUID: leave the children unsharded (each replica caches
 //     them whole, as any kind of Owns) or shard by namespace. By
 //     namespace the spread is only as even as the namespaces' sizes.
+//   - Metrics, beside the ring's: kubeloop_sharding_segments (the
+//     segments this shard admits) and
+//     kubeloop_sharding_segment_moves_total{direction="in"|"out"}; the
+//     logs say "taking hash ranges" and "giving up hash ranges".
 //   - A ring runs in one mode: replicas of Labels and ServerSide mode in
 //     one ring would each reconcile by their own rules. Move a ring to
 //     ServerSide mode once the old replicas are gone, and delete the

@@ -42,6 +42,9 @@ type serverSide struct {
 	field string // the shardSelector field path
 	sel   *shardSelector
 	api   *annotatingAPI
+	m     *serverSideMetrics
+	// initErr is newServerSide's error, returned by detect (Start).
+	initErr error
 
 	mu       sync.Mutex
 	admitted ranges.Set
@@ -56,7 +59,16 @@ type serverSide struct {
 }
 
 func newServerSide(r *Ring) *serverSide {
+	// The ring's own metrics registered first (New), so a second ring on
+	// the registry failed there; an error here is a name clash with
+	// something else, reported by Start.
+	m, err := newServerSideMetrics(r.opts.Metrics, r.opts.Ring)
+	if err != nil {
+		m, _ = newServerSideMetrics(nil, r.opts.Ring)
+	}
 	s := &serverSide{
+		m:       m,
+		initErr: err,
 		r:       r,
 		field:   r.opts.Key.field(),
 		sel:     newShardSelector(ranges.Selector(r.opts.Key.field(), ranges.Set{})),
@@ -87,6 +99,9 @@ func (s *serverSide) newHolder() (*lease.Holder, error) {
 // shardSelector: a list with an invalid selector must be refused (with
 // the gate off the field is dropped and the list succeeds).
 func (s *serverSide) detect(ctx context.Context) error {
+	if s.initErr != nil {
+		return s.initErr
+	}
 	r := s.r
 	var errs []error
 	for _, k := range r.kinds {
@@ -168,6 +183,7 @@ func (s *serverSide) step(ctx context.Context) (waiting bool, err error) {
 		if !s.waitIdle(ctx, lose) {
 			return false, ctx.Err()
 		}
+		s.m.moves.WithLabelValues(s.r.opts.Ring, "out").Add(float64(lose.Len()))
 		s.r.log.Info("giving up hash ranges", "segments", lose.String())
 	}
 	if err := s.list(ctx, adm); err != nil {
@@ -206,6 +222,7 @@ func (s *serverSide) step(ctx context.Context) (waiting bool, err error) {
 	}
 	adm = adm.Union(start)
 	s.admit(adm)
+	s.m.moves.WithLabelValues(s.r.opts.Ring, "in").Add(float64(start.Len()))
 	s.r.log.Info("taking hash ranges", "segments", start.String(), "held", adm.String())
 	if err := s.list(ctx, adm); err != nil {
 		return waiting, err
@@ -339,62 +356,5 @@ func (s *serverSide) admit(set ranges.Set) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.admitted = set
-}
-
-// waitIdle waits until no reconcile of set's segments is in flight, or
-// ctx ends (false).
-func (s *serverSide) waitIdle(ctx context.Context, set ranges.Set) bool {
-	stop := context.AfterFunc(ctx, func() {
-		s.mu.Lock()
-		s.idle.Broadcast()
-		s.mu.Unlock()
-	})
-	defer stop()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for ctx.Err() == nil {
-		busy := false
-		for _, k := range set.Segments() {
-			if s.inflight[k] > 0 {
-				busy = true
-				break
-			}
-		}
-		if !busy {
-			return true
-		}
-		s.idle.Wait()
-	}
-	return false
-}
-
-// enter admits a reconcile of an object in segment k; it reports whether
-// it did (then leave must follow).
-func (s *serverSide) enter(k int) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.admitted.Has(k) {
-		return false
-	}
-	s.inflight[k]++
-	return true
-}
-
-func (s *serverSide) leave(k int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.inflight[k]--
-	if s.inflight[k] == 0 {
-		s.idle.Broadcast()
-	}
-}
-
-// Ranges returns, in ServerSide mode, the hash segments (of
-// internal/ranges' 127) this shard admits now, as runs ("0-41,84-126");
-// "" in Labels mode.
-func (r *Ring) Ranges() string {
-	if r.ss == nil {
-		return ""
-	}
-	return r.ss.admittedSet().String()
+	s.m.segments.WithLabelValues(s.r.opts.Ring, s.r.opts.Shard).Set(float64(set.Len()))
 }

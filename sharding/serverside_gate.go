@@ -108,3 +108,61 @@ func (g *gate) serverSide(ctx context.Context, t *term, req reconcile.Request) (
 	defer stop()
 	return g.inner.Reconcile(ictx, req)
 }
+
+// waitIdle waits until no reconcile of set's segments is in flight, or
+// ctx ends (false).
+func (s *serverSide) waitIdle(ctx context.Context, set ranges.Set) bool {
+	stop := context.AfterFunc(ctx, func() {
+		s.mu.Lock()
+		s.idle.Broadcast()
+		s.mu.Unlock()
+	})
+	defer stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ctx.Err() == nil {
+		busy := false
+		for _, k := range set.Segments() {
+			if s.inflight[k] > 0 {
+				busy = true
+				break
+			}
+		}
+		if !busy {
+			return true
+		}
+		s.idle.Wait()
+	}
+	return false
+}
+
+// enter admits a reconcile of an object in segment k; it reports whether
+// it did (then leave must follow).
+func (s *serverSide) enter(k int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.admitted.Has(k) {
+		return false
+	}
+	s.inflight[k]++
+	return true
+}
+
+func (s *serverSide) leave(k int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inflight[k]--
+	if s.inflight[k] == 0 {
+		s.idle.Broadcast()
+	}
+}
+
+// Ranges returns, in ServerSide mode, the hash segments (of
+// internal/ranges' 127) this shard admits now, as runs ("0-41,84-126");
+// "" in Labels mode.
+func (r *Ring) Ranges() string {
+	if r.ss == nil {
+		return ""
+	}
+	return r.ss.admittedSet().String()
+}

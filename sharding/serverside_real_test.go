@@ -126,6 +126,14 @@ func TestServerSideSplitsObjectsAcrossThreeShards(t *testing.T) {
 	for _, l := range leases.Items {
 		assert.Contains(t, l.Annotations, sharding.RangesAnnotation, l.Name)
 	}
+	// The segments gauge of each shard adds up to the whole space, and
+	// each shard took segments.
+	total := 0.0
+	for _, rp := range rps {
+		total += gauge(t, rp.reg, "kubeloop_sharding_segments")
+		assert.Positive(t, segmentMoves(t, rp.reg, "in"), rp.shard)
+	}
+	assert.Equal(t, 127.0, total)
 	for _, rp := range rps {
 		require.NoError(t, rp.stop())
 	}
@@ -442,4 +450,38 @@ func (o *overlapCheck) seen() []string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return append([]string(nil), o.overlaps...)
+}
+
+// gauge returns the value of the one series of the named gauge in reg.
+func gauge(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Errorf("no single series of %s", name)
+	return 0
+}
+
+// segmentMoves returns kubeloop_sharding_segment_moves_total{direction}.
+func segmentMoves(t *testing.T, reg *prometheus.Registry, direction string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	for _, mf := range mfs {
+		if mf.GetName() != "kubeloop_sharding_segment_moves_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "direction" && l.GetValue() == direction {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
 }
