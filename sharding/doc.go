@@ -24,7 +24,15 @@
 //     before anyone may take the Lease over or count the shard gone:
 //     other replicas wait the stored duration on their own clock from
 //     when they saw the Lease last change, so clock offsets between
-//     replicas do not matter.
+//     replicas do not matter. When the ring's client can watch (the
+//     manager's can), every replica watches the ring's Leases: it sees a
+//     renewal when it is stored, judges a shard gone the moment the
+//     stored duration has passed since (a timer, not the next read), and
+//     a candidate for the sharder tries again the moment the sharder's
+//     observed hold ends; a killed replica's objects are so reassigned,
+//     and a killed sharder replaced, about LeaseDuration after its last
+//     renewal. Without a watch the Leases are read every RetryPeriod,
+//     which adds up to two RetryPeriods.
 //   - Fenced writes: a gated reconcile's context carries the fence of the
 //     shard's hold (client.WithFence), so its writes through the live or
 //     the manager's client fail with an error wrapping ErrLeaseLost
@@ -85,8 +93,11 @@
 //     the objects that move draining (drain.sharding.kubeloop.dev/<ring>);
 //     the old shard's gate lets any reconcile in flight finish, then
 //     acknowledges by removing both labels, and only then is the object
-//     assigned to the new shard. No object is reconciled by two shards at
-//     the same time.
+//     assigned to the new shard. A sweep that finds a shard gone and
+//     another joined requests every drain before it moves the gone
+//     shard's objects, so that the acknowledgments do not queue behind
+//     the reconciles of the moved objects. No object is reconciled by two
+//     shards at the same time.
 //   - Observability: kubeloop_sharding_* metrics (shards alive, objects per
 //     shard, moves, drain latency, sweep duration, lease held, sharder
 //     leading, shard lease losses, rejoins and the time from a loss to

@@ -2,7 +2,8 @@
 # run.sh runs the sharding benchmarks of bench/sharding against a real
 # control plane (`make tools`), one process per benchmark (each starts its
 # own control plane and creates its own objects), GOMAXPROCS=2, and prints
-# benchstat's summary. `make bench-sharding` runs it (about 6 minutes on 2
+# benchstat's summary, then the recovery scenarios of cmd/recovery with
+# their targets. `make bench-sharding` runs it (about 12 minutes on 2
 # cores).
 #
 #   bench/sharding/run.sh                  # 3 runs of each figure
@@ -27,6 +28,13 @@ for bench in BenchmarkShardedThroughput BenchmarkShardedHeap BenchmarkSharderHea
 	"$out/sharding.test" -test.run '^$' -test.bench "^$bench\$" -test.benchtime 1x -test.count "$count" \
 		-objects 3000 -work 5ms | tee -a "$out/sharding.txt"
 done
+# Recovery from a killed replica, every replica its own OS process, with
+# the targets (LeaseDuration + 3 s) and met / not met; RECOVERY_ARGS adds
+# flags (-workers 4, -scenarios kill, ...; see cmd/recovery).
+echo "# recovery (kill, kill-sharder, scaleout)" >&2
+(cd "$here/.." && go build -o "$out/recovery" ./sharding/cmd/recovery)
+# shellcheck disable=SC2086
+"$out/recovery" -runs "$count" ${RECOVERY_ARGS:-} | tee "$out/recovery.txt" || echo "# recovery: a run failed (see above)" >&2
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 $benchstat "$out/sharding.txt" | tee "$out/sharding.stat.txt"
 echo "# raw results in $out" >&2

@@ -152,33 +152,31 @@ func report(cfg config, results map[string][]*result) {
 	target := cfg.lease + 3*time.Second
 	fmt.Printf("\n== targets (LeaseDuration %s + 3 s = %s; %d objects, 3 replicas, work %s, %d worker(s) per replica)\n",
 		cfg.lease, target, cfg.objects, cfg.work, cfg.workers)
-	fmt.Printf("%-13s %-58s %-26s %-9s %s\n", "scenario", "measure", "runs (s)", "overlaps", "met")
+	fmt.Printf("%-13s %-66s %-18s %-18s %-8s %s\n", "scenario", "measure", "runs (s)", "placed (s)", "overlaps", "met")
 	for _, s := range cfg.scenarios {
 		rs := results[s]
 		if len(rs) == 0 {
 			continue
 		}
 		var ds []float64
+		var runs, placed []string
 		overlaps := 0
 		met := true
 		for _, r := range rs {
 			ds = append(ds, r.recovered.Seconds())
+			runs = append(runs, fmt.Sprintf("%.1f", r.recovered.Seconds()))
+			placed = append(placed, fmt.Sprintf("%.1f", r.placed.Seconds()))
 			overlaps += r.overlaps
 			if r.recovered <= 0 || r.recovered > target || r.overlaps > 0 {
 				met = false
 			}
 		}
-		sorted := append([]float64(nil), ds...)
-		sort.Float64s(sorted)
-		var runs []string
-		for _, d := range ds {
-			runs = append(runs, fmt.Sprintf("%.1f", d))
-		}
+		sort.Float64s(ds)
 		verdict := "met"
 		if !met {
 			verdict = "not met"
 		}
-		fmt.Printf("%-13s %-58s %-26s %-9d %s (max %.1f s, median %.1f s)\n", s, scenarios[s].measure,
-			strings.Join(runs, " "), overlaps, verdict, sorted[len(sorted)-1], sorted[len(sorted)/2])
+		fmt.Printf("%-13s %-66s %-18s %-18s %-8d %s (max %.1f s, median %.1f s)\n", s, scenarios[s].measure,
+			strings.Join(runs, " "), strings.Join(placed, " "), overlaps, verdict, ds[len(ds)-1], ds[len(ds)/2])
 	}
 }

@@ -40,6 +40,7 @@ type result struct {
 	scenario   string
 	victim     string
 	recovered  time.Duration
+	placed     time.Duration // the last label change that put a lost object on a live shard
 	overlaps   int
 	reconciles int
 	phases     []phase
@@ -248,6 +249,7 @@ func runKill(ctx context.Context, cl *cluster, tr *tracker, res *result, sharder
 		}
 	}
 	if !firstL.IsZero() {
+		res.placed = lastL.Sub(k)
 		res.phase(firstL.Sub(k), "first label patched (watch)", "")
 		res.phase(lastL.Sub(k), "last label patched (watch)", "")
 	}
@@ -345,6 +347,7 @@ func runScaleOut(ctx context.Context, cl *cluster, tr *tracker, res *result) err
 		res.notes = append(res.notes, fmt.Sprintf("not placed: %v", wrong))
 		return err
 	}
+	res.placed = res.recovered
 	res.phase(res.recovered, "every object on its shard", "(watch)")
 	tr.mu.Lock()
 	res.notes = append(res.notes, fmt.Sprintf("%d handovers after the kill", tr.handovers-handovers0))
