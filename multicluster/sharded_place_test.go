@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -212,4 +213,29 @@ func TestDecide(t *testing.T) {
 			assert.Equal(t, tt.want.engage, got.engage, "engage")
 		})
 	}
+}
+
+// FuzzPlace checks place's invariants on arbitrary names: every cluster
+// gets one of the shards, no shard more than its room, and the result does
+// not depend on order or duplicates.
+func FuzzPlace(f *testing.F) {
+	f.Add("a,b,c,d,e", "s1,s2", uint8(0))
+	f.Add(",x,,y", "only", uint8(3))
+	f.Fuzz(func(t *testing.T, clusterList, shardList string, rot uint8) {
+		clusters := strings.Split(clusterList, ",")
+		shards := strings.Split(shardList, ",")
+		got := place(clusters, shards)
+		cs, ss := sortedSet(clusters), sortedSet(shards)
+		require.Len(t, got, len(cs))
+		room := max((len(cs)+len(ss)-1)/len(ss), int(LoadFactor*float64(len(cs))/float64(len(ss))))
+		for s, n := range shares(got) {
+			require.Contains(t, ss, s)
+			require.LessOrEqual(t, n, room)
+		}
+		k := int(rot) % len(clusters)
+		rotated := append(slices.Clone(clusters[k:]), clusters[:k]...)
+		rev := slices.Clone(shards)
+		slices.Reverse(rev)
+		require.Equal(t, got, place(append(rotated, clusters...), rev))
+	})
 }
