@@ -124,6 +124,7 @@ var fixtures = []fixture{
 			"example.com/patterns/interceptorfake",
 			"example.com/patterns/komegapat",
 			"example.com/patterns/managercontroller",
+			"example.com/patterns/metadatawatch",
 			"example.com/patterns/metricsscrape",
 			"example.com/patterns/ownerref",
 			"example.com/patterns/requeue",

@@ -78,7 +78,8 @@ func (r *fileRewriter) rewriteField(elt ast.Expr, rules map[string]fieldRule) bo
 // type that has rules (options := ctrl.Options{...}; options.NewCache =
 // ...; func(o *zap.Options) { o.ZapOpts = ... }): a renamed field is
 // renamed, a pointer that became a value loses its & (o.LeaseDuration =
-// &d is o.LeaseDuration = d, o.LeaseDuration == nil is == 0) and a field
+// &d is o.LeaseDuration = d, o.LeaseDuration == nil is == 0,
+// *o.LeaseDuration is o.LeaseDuration) and a field
 // kubeloop lacks gets its note. The variables are
 // matched by name within the file, so a dropped field is only noted
 // there, never removed.
@@ -163,6 +164,16 @@ func (r *fileRewriter) rewriteFieldAssignments() {
 			}
 		}
 		return true
+	})
+	// *x.LeaseDuration reads (or writes) the value, which the field now is.
+	replaceExprs(r.file, func(e ast.Expr) ast.Expr {
+		if star, ok := e.(*ast.StarExpr); ok {
+			if rule, _, ok := ruleOf(star.X); ok && rule.deref {
+				r.rep.count(kindField, r.name)
+				return star.X
+			}
+		}
+		return e
 	})
 }
 

@@ -654,6 +654,7 @@ func addLeaderElectionTo(o *manager.Options, cfg leaderElection) {
 	}
 	o.RetryPeriod = cfg.RetryPeriod
 	_ = manager.Options{RenewDeadline: nil, GracefulShutdownTimeout: cfg.RetryPeriod}
+	_ = *o.LeaseDuration + time.Second
 }
 `,
 			want: `package x
@@ -680,9 +681,10 @@ func addLeaderElectionTo(o *manager.Options, cfg leaderElection) {
 	}
 	o.RetryPeriod = ptr.Deref(cfg.RetryPeriod, 0)
 	_ = manager.Options{RenewDeadline: 0, GracefulShutdownTimeout: ptr.Deref(cfg.RetryPeriod, 0)}
+	_ = o.LeaseDuration + time.Second
 }
 `,
-			kinds: map[string]int{kindField: 6},
+			kinds: map[string]int{kindField: 7},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
