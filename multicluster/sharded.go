@@ -33,8 +33,11 @@ type ShardedOptions struct {
 // hold, and fenced by it. The manager does all of this when both
 // Options.Sharding and Options.Clusters are set.
 //
-// The protocol (see decide): every RetryPeriod (faster while an
-// engagement waits) the replica reads the ring's shard Leases, places the
+// The protocol (see decide): every RetryPeriod/2 (RetryPeriod/4 while a
+// cluster placed on it waits to be engaged, and when the Provider's
+// clusters change) the replica lists the ring's shard Leases (one list of
+// as many Leases as replicas: reads grow with replicas, not clusters),
+// places the
 // known clusters on the live shards (place: bounded-load rendezvous
 // hashing, a pure function of the two sets), drains each cluster it holds
 // that is now another shard's (its Requests are no longer admitted, the
