@@ -37,9 +37,9 @@ type ShardedOptions struct {
 // cluster placed on it waits to be engaged, and when the Provider's
 // clusters change) the replica lists the ring's shard Leases (one list of
 // as many Leases as replicas: reads grow with replicas, not clusters),
-// places the
-// known clusters on the live shards (place: bounded-load rendezvous
-// hashing, a pure function of the two sets), drains each cluster it holds
+// places the known clusters on the live shards (Place: bounded-load
+// rendezvous hashing, a pure function of the two sets), drains each
+// cluster it holds
 // that is now another shard's (its Requests are no longer admitted, the
 // contexts of its reconciles in flight end and are waited for, its
 // engagement ends and is waited for), then publishes the hash of the view
