@@ -2,7 +2,6 @@ package handler
 
 import (
 	"context"
-	"reflect"
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/reconcile"
@@ -55,17 +54,6 @@ func (*TypedEnqueueRequestForObject[T]) Generic(_ context.Context, evt TypedGene
 		return
 	}
 	q.Add(requestFor(evt.Object))
-}
-
-// isNil reports whether v is nil: a nil interface, or a nil pointer (a
-// typed event of *v1.Foo whose object is missing).
-func isNil[T any](v T) bool {
-	a := any(v)
-	if a == nil {
-		return true
-	}
-	rv := reflect.ValueOf(a)
-	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
 // TypedMapFunc returns the requests an object maps to. It must not block;

@@ -6,7 +6,7 @@ import (
 )
 
 // This file holds the per-key state machine; every function here runs with
-// q.mu held.
+// q.mu held, but fire, the delay timer's callback, which takes it.
 
 // add records one add of key, whose tag (tagOf) is tag: ready now if
 // after <= 0, else after a delay. now is the current time, or -1 to read
@@ -289,4 +289,45 @@ func (q *Queue[K]) learnClockFirst(added bool) {
 	if want := bits.OnesCount8(q.addsReady) >= 4; want != q.clockFirst.Load() {
 		q.clockFirst.Store(want)
 	}
+}
+
+// arm makes sure the timer fires by the earliest deadline in the heap.
+func (q *Queue[K]) arm() {
+	if len(q.heap) == 0 {
+		return
+	}
+	next := q.at(q.heap[0]).readyAt
+	if q.armedAt != 0 && q.armedAt <= next {
+		return
+	}
+	q.armedAt = next
+	d := max(time.Duration(next-q.now()), 0)
+	if q.timer == nil {
+		q.timer = time.AfterFunc(d, q.fire)
+	} else {
+		q.timer.Reset(d)
+	}
+}
+
+// fire makes every key whose deadline passed ready, then re-arms.
+func (q *Queue[K]) fire() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.shutdown {
+		return
+	}
+	q.armedAt = 0
+	now := q.now()
+	for len(q.heap) > 0 {
+		id := q.heap[0]
+		at := q.at(id).readyAt
+		if at > now {
+			break
+		}
+		q.heapRemove(id)
+		q.at(id).flags &^= fWaiting
+		q.countFired()
+		q.enqueue(id, at, now)
+	}
+	q.arm()
 }

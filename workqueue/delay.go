@@ -1,10 +1,8 @@
 package workqueue
 
-import "time"
-
 // Waiting keys live in a 4-ary min-heap on readyAt, served by one timer
-// armed for the earliest deadline. Every function here except fire runs
-// with q.mu held.
+// armed for the earliest deadline (arm and fire, in core.go). Every
+// function here runs with q.mu held and calls nothing outside the heap.
 
 func (q *Queue[K]) heapSet(i int, id int32) {
 	q.heap[i] = id
@@ -67,45 +65,4 @@ func (q *Queue[K]) heapRemove(id int32) {
 		q.heap = q.heap[:last]
 	}
 	q.at(id).heap = none
-}
-
-// arm makes sure the timer fires by the earliest deadline in the heap.
-func (q *Queue[K]) arm() {
-	if len(q.heap) == 0 {
-		return
-	}
-	next := q.at(q.heap[0]).readyAt
-	if q.armedAt != 0 && q.armedAt <= next {
-		return
-	}
-	q.armedAt = next
-	d := max(time.Duration(next-q.now()), 0)
-	if q.timer == nil {
-		q.timer = time.AfterFunc(d, q.fire)
-	} else {
-		q.timer.Reset(d)
-	}
-}
-
-// fire makes every key whose deadline passed ready, then re-arms.
-func (q *Queue[K]) fire() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.shutdown {
-		return
-	}
-	q.armedAt = 0
-	now := q.now()
-	for len(q.heap) > 0 {
-		id := q.heap[0]
-		at := q.at(id).readyAt
-		if at > now {
-			break
-		}
-		q.heapRemove(id)
-		q.at(id).flags &^= fWaiting
-		q.countFired()
-		q.enqueue(id, at, now)
-	}
-	q.arm()
 }

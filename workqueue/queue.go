@@ -168,9 +168,6 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 	return q
 }
 
-// now returns the time since the queue's base in nanoseconds.
-func (q *Queue[K]) now() int64 { return int64(time.Since(q.base)) }
-
 // Add makes key ready now.
 func (q *Queue[K]) Add(key K) {
 	if q.closed.Load() {

@@ -208,10 +208,3 @@ func (q *Queue[K]) countFired() {
 		m.adds++
 	}
 }
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}

@@ -151,4 +151,5 @@ func (e *eventHandler) drop(event string, obj any) {
 }
 
 func typeName(v any) string { return fmt.Sprintf("%T", v) }
+
 var _ workqueue.Expecter = (*eventHandler)(nil)

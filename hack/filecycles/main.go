@@ -1,7 +1,9 @@
 // filecycles reports, per package, the files whose declarations refer to
 // each other in a circle (strongly connected components of more than one
 // file): by default through function and method calls only; with ALL=1
-// through any package-level name (types, variables, constants too).
+// through any package-level name (types, variables, constants too). With
+// EDGES=1 it lists, under each circle, the edges between its files and the
+// names each uses.
 //
 //	cd hack/filecycles && go run . ../.. ./cache/...
 package main
@@ -25,6 +27,7 @@ func main() {
 	}
 	for _, p := range pkgs {
 		edges := map[string]map[string]bool{}
+		why := map[[2]string]map[string]bool{} // file pair -> names used
 		for id, obj := range p.TypesInfo.Uses {
 			if obj.Pkg() != p.Types {
 				continue
@@ -45,6 +48,11 @@ func main() {
 				edges[from] = map[string]bool{}
 			}
 			edges[from][to] = true
+			k := [2]string{from, to}
+			if why[k] == nil {
+				why[k] = map[string]bool{}
+			}
+			why[k][obj.Name()] = true
 		}
 		// Tarjan
 		index := map[string]int{}
@@ -96,6 +104,25 @@ func main() {
 		}
 		for _, c := range sccs {
 			fmt.Printf("%s: %s\n", p.PkgPath, strings.Join(c, " <-> "))
+			if os.Getenv("EDGES") == "" {
+				continue
+			}
+			in := map[string]bool{}
+			for _, f := range c {
+				in[f] = true
+			}
+			for _, f := range c {
+				for t := range edges[f] {
+					if in[t] {
+						var names []string
+						for n := range why[[2]string{f, t}] {
+							names = append(names, n)
+						}
+						sort.Strings(names)
+						fmt.Printf("\t%s -> %s: %s\n", f, t, strings.Join(names, ", "))
+					}
+				}
+			}
 		}
 	}
 }
