@@ -15,6 +15,7 @@ import (
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/internal/lease"
 	"github.com/kubeloop/kubeloop/sharding/internal/ranges"
+	"github.com/kubeloop/kubeloop/sharding/internal/shardsel"
 )
 
 // ErrServerSideUnsupported is wrapped by Start's error in ServerSide mode
@@ -40,7 +41,7 @@ var ErrServerSideUnsupported = errors.New("sharding: the API server does not ser
 type serverSide struct {
 	r     *Ring
 	field string // the shardSelector field path
-	sel   *shardSelector
+	sel   *shardsel.Selector
 	api   *annotatingAPI
 	m     *serverSideMetrics
 	// initErr is newServerSide's error, returned by detect (Start).
@@ -71,7 +72,7 @@ func newServerSide(r *Ring) *serverSide {
 		initErr: err,
 		r:       r,
 		field:   r.opts.Key.field(),
-		sel:     newShardSelector(ranges.Selector(r.opts.Key.field(), ranges.Set{})),
+		sel:     shardsel.New(ranges.Selector(r.opts.Key.field(), ranges.Set{})),
 		api:     newAnnotatingAPI(clientAPI{c: r.c}, ranges.Format(ranges.Set{})),
 		dropped: map[string]struct{}{},
 	}
@@ -287,13 +288,13 @@ func (s *serverSide) list(ctx context.Context, set ranges.Set) error {
 	if drop := s.listed.Minus(set); !drop.Empty() {
 		s.rememberDropped(ctx, drop)
 	}
-	gen := s.sel.set(ranges.Selector(s.field, set))
+	gen := s.sel.Set(ranges.Selector(s.field, set))
 	// The gate, not the cache, keeps a segment's reconciles on one shard:
 	// an informer that never lists again (removed from the cache) must
 	// not stall every later move, so the wait is bounded.
 	wctx, cancel := context.WithTimeout(ctx, 2*s.r.opts.LeaseDuration)
 	defer cancel()
-	if !s.sel.stored(wctx, gen) {
+	if !s.sel.Stored(wctx, gen) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

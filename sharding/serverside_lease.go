@@ -6,7 +6,6 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 
-	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/internal/lease"
 )
 
@@ -102,90 +101,4 @@ func (a *annotatingAPI) Update(ctx context.Context, l *coordinationv1.Lease) (*c
 		a.done(gen)
 	}
 	return out, err
-}
-
-// shardSelector is the server-side shardSelector of every sharded kind of
-// the ring (cache.ByObject.ShardSelector): the ranges this shard lists.
-// It remembers which generation each informer stored last, so that a
-// drop of ranges can wait until the cache no longer holds their objects.
-type shardSelector struct {
-	mu      sync.Mutex
-	sel     string
-	gen     uint64
-	changed chan struct{}
-	listing map[any]uint64 // by list-watch: the generation of its last list
-	listed  map[any]uint64 // by list-watch: the generation it stored last
-	signal  chan struct{}  // closed and replaced on every Listed
-}
-
-var _ cache.ShardSelector = (*shardSelector)(nil)
-
-func newShardSelector(sel string) *shardSelector {
-	return &shardSelector{sel: sel, gen: 1, changed: make(chan struct{}), listing: map[any]uint64{},
-		listed: map[any]uint64{}, signal: make(chan struct{})}
-}
-
-// Shard implements cache.ShardSelector.
-func (s *shardSelector) Shard() (string, uint64, <-chan struct{}) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sel, s.gen, s.changed
-}
-
-// Listing implements cache.ShardSelector.
-func (s *shardSelector) Listing(lw any, gen uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.listing[lw] = gen
-}
-
-// Listed implements cache.ShardSelector.
-func (s *shardSelector) Listed(lw any, gen uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if gen > s.listed[lw] {
-		s.listed[lw] = gen
-		close(s.signal)
-		s.signal = make(chan struct{})
-	}
-}
-
-// set replaces the selector; the informers list again. It returns the new
-// generation, for stored.
-func (s *shardSelector) set(sel string) uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if sel == s.sel {
-		return s.gen
-	}
-	s.sel = sel
-	s.gen++
-	close(s.changed)
-	s.changed = make(chan struct{})
-	return s.gen
-}
-
-// stored waits until every informer that has listed stored a list of
-// generation gen or later, or ctx ends (false).
-func (s *shardSelector) stored(ctx context.Context, gen uint64) bool {
-	for {
-		s.mu.Lock()
-		done := true
-		for lw := range s.listing {
-			if s.listed[lw] < gen {
-				done = false
-				break
-			}
-		}
-		ch := s.signal
-		s.mu.Unlock()
-		if done {
-			return true
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-ch:
-		}
-	}
 }
