@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -64,7 +65,12 @@ func (m *Manager) startServers() error {
 	if m.opts.Metrics.SecureServing {
 		specs[0].tls = func() (*tls.Config, error) {
 			reads, _ := certwatcher.NewMetrics(m.registry) // newRegistry's counters (metrics.go)
-			return m.opts.Metrics.metricsTLSConfig(m.logger.WithName("metrics"), reads)
+			o := m.opts.Metrics
+			var certFile, keyFile string
+			if o.CertDir != "" {
+				certFile, keyFile = filepath.Join(o.CertDir, o.CertName), filepath.Join(o.CertDir, o.KeyName)
+			}
+			return serving.MetricsTLS(o.TLSOpts, certFile, keyFile, m.logger.WithName("metrics"), reads)
 		}
 	}
 	var servers []*serving.Server

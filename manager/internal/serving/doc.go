@@ -1,7 +1,7 @@
 // Package serving is the plumbing of the manager's HTTP servers: a Server
 // that listens (over TLS when given a config), serves and shuts down, the
-// pprof handler, and the self-signed certificate of the HTTPS metrics
-// server. The manager decides which servers run, on which addresses and
+// pprof handler, and the TLS configuration and self-signed certificate of
+// the HTTPS metrics server. The manager decides which servers run, on which addresses and
 // with which handlers; this package is how each one runs.
 //
 // Guarantees:
@@ -17,4 +17,8 @@
 //     handlers on http.DefaultServeMux.
 //   - SelfSigned makes a fresh ECDSA P-256 key and certificate for
 //     localhost, the loopback addresses and the host name.
+//   - MetricsTLS is the HTTPS metrics server's configuration: TLS 1.2 at
+//     least, HTTP/1.1 unless the caller's options turn HTTP/2 on, and a
+//     certificate from those options, else the pair on disk (re-read when
+//     it changes), else a self-signed one; never two side by side.
 package serving

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -118,6 +119,52 @@ func TestProfiles(t *testing.T) {
 			assert.Equal(t, tc.wantCode, rec.Code)
 			assert.Contains(t, rec.Body.String(), tc.wantBody)
 			assert.Equal(t, tc.wantType, rec.Header().Get("Content-Type"))
+		})
+	}
+}
+
+func TestMetricsTLS(t *testing.T) {
+	own, err := serving.SelfSigned("own", time.Hour)
+	require.NoError(t, err)
+	tests := []struct {
+		name     string
+		opts     []func(*tls.Config)
+		certFile string
+		check    func(t *testing.T, cfg *tls.Config, err error)
+	}{{
+		name: "self-signed, HTTP/1.1 only",
+		check: func(t *testing.T, cfg *tls.Config, err error) {
+			require.NoError(t, err)
+			require.Len(t, cfg.Certificates, 1)
+			assert.Equal(t, "kubeloop-metrics", cfg.Certificates[0].Leaf.Subject.CommonName)
+			assert.Equal(t, []string{"http/1.1"}, cfg.NextProtos)
+			assert.Equal(t, uint16(tls.VersionTLS12), cfg.MinVersion)
+		},
+	}, {
+		name: "a certificate from opts wins, HTTP/2 turned on by opts",
+		opts: []func(*tls.Config){func(c *tls.Config) {
+			c.Certificates = []tls.Certificate{own}
+			c.NextProtos = []string{"h2", "http/1.1"}
+		}},
+		check: func(t *testing.T, cfg *tls.Config, err error) {
+			require.NoError(t, err)
+			require.Len(t, cfg.Certificates, 1)
+			assert.Equal(t, "own", cfg.Certificates[0].Leaf.Subject.CommonName, "no self-signed one beside it")
+			assert.Nil(t, cfg.GetCertificate)
+			assert.Equal(t, []string{"h2", "http/1.1"}, cfg.NextProtos)
+		},
+	}, {
+		name:     "a missing pair fails, naming it",
+		certFile: "/nonexistent/tls.crt",
+		check: func(t *testing.T, cfg *tls.Config, err error) {
+			assert.ErrorContains(t, err, "manager: metrics server certificate:")
+			assert.ErrorContains(t, err, "/nonexistent/tls.crt")
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := serving.MetricsTLS(tt.opts, tt.certFile, "/nonexistent/tls.key", logr.Discard(), nil)
+			tt.check(t, cfg, err)
 		})
 	}
 }
