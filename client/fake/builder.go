@@ -38,6 +38,13 @@ type index struct {
 // NewClientBuilder returns a builder for a fake client.
 func NewClientBuilder() *ClientBuilder { return &ClientBuilder{} }
 
+// NewFakeClient is NewClientBuilder().WithRuntimeObjects(initObjs...).Build(),
+// controller-runtime's older constructor: a client of the built-in kinds
+// holding initObjs.
+func NewFakeClient(initObjs ...runtime.Object) client.WithWatch {
+	return NewClientBuilder().WithRuntimeObjects(initObjs...).Build()
+}
+
 // WithScheme sets the scheme. Not calling it means a new scheme with every
 // built-in Kubernetes type.
 func (b *ClientBuilder) WithScheme(s *runtime.Scheme) *ClientBuilder {

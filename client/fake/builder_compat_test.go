@@ -53,3 +53,11 @@ func TestWithReturnManagedFields(t *testing.T) {
 		})
 	}
 }
+
+func TestNewFakeClient(t *testing.T) {
+	c := fake.NewFakeClient(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "x"}})
+	var got corev1.ConfigMap
+	require.NoError(t, c.Get(t.Context(), client.ObjectKey{Namespace: "a", Name: "x"}, &got))
+	assert.Equal(t, "x", got.Name)
+	require.NoError(t, c.Create(t.Context(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "p"}}))
+}
