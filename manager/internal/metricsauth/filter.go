@@ -76,6 +76,8 @@ func bearerToken(r *http.Request) (string, bool) {
 	return parts[1], true
 }
 
+// ServeHTTP answers 401, 403 or 500, or passes r to next without its
+// Authorization header.
 func (a *authFilter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	token, ok := bearerToken(r)
 	if !ok {
