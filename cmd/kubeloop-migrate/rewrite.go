@@ -44,6 +44,7 @@ func rewriteFile(fset *token.FileSet, name string, file *ast.File, src []byte, p
 	before := uses(file)
 
 	r.rewriteWebhooks()
+	r.rewriteDefaultServer()
 	r.rewriteEnvtest()
 	r.rewriteNewCache()
 	r.rewriteRecorders()

@@ -96,7 +96,8 @@ var packages = map[string]pkgRule{
 	crModule + "/pkg/scheme": {to: kl("scheme")},
 	crModule + "/pkg/source": {to: kl("controller/source")},
 	crModule + "/pkg/webhook": {to: kl("webhook"), members: map[string]target{
-		"Server": {path: kl("webhook"), ptr: true, kind: kindRename},
+		"Server":        {path: kl("webhook"), ptr: true, kind: kindRename},
+		"DefaultServer": {path: kl("webhook"), name: "Server", kind: kindRename},
 	}},
 	crModule + "/pkg/webhook/admission": {to: kl("webhook/admission")},
 	crModule + "/pkg/webhook/conversion": {to: kl("webhook/conversion"), members: map[string]target{

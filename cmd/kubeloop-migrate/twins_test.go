@@ -686,6 +686,44 @@ func addLeaderElectionTo(o *manager.Options, cfg leaderElection) {
 `,
 			kinds: map[string]int{kindField: 7},
 		},
+		{
+			name: "webhook.DefaultServer literals are webhook.NewServer (kubernetes-sigs/jobset's expected manager options)",
+			give: `package x
+
+import (
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+)
+
+var want = manager.Options{
+	WebhookServer: &ctrlwebhook.DefaultServer{
+		Options: ctrlwebhook.Options{Port: 9443},
+	},
+}
+
+var empty = &ctrlwebhook.DefaultServer{}
+
+func f(s *ctrlwebhook.DefaultServer) ctrlwebhook.DefaultServer { return ctrlwebhook.DefaultServer{} }
+`,
+			want: `package x
+
+import (
+	"github.com/kubeloop/kubeloop/manager"
+	ctrlwebhook "github.com/kubeloop/kubeloop/webhook"
+)
+
+var want = manager.Options{
+	WebhookServer: ctrlwebhook.NewServer(
+		ctrlwebhook.Options{Port: 9443},
+	),
+}
+
+var empty = ctrlwebhook.NewServer(ctrlwebhook.Options{})
+
+func f(s *ctrlwebhook.Server) ctrlwebhook.Server { return ctrlwebhook.Server{} }
+`,
+			kinds: map[string]int{kindWebhook: 2, kindRename: 3},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want, err := format.Source([]byte(tc.want))

@@ -1,6 +1,9 @@
 package main
 
-import "go/ast"
+import (
+	"go/ast"
+	"go/token"
+)
 
 // oldFormMethods are the WebhookBuilder methods that took the untyped
 // CustomDefaulter and CustomValidator before controller-runtime v0.23
@@ -77,4 +80,38 @@ func (r *fileRewriter) managedBy(at *ast.CallExpr, mgr, obj ast.Expr) ast.Expr {
 	r.rep.count(kindWebhook, r.name)
 	fun := &ast.SelectorExpr{X: r.im.qualifier(kl("webhook"), at.Pos()), Sel: &ast.Ident{Name: "ManagedBy"}}
 	return &ast.CallExpr{Fun: fun, Lparen: at.Lparen, Args: []ast.Expr{mgr, obj}, Rparen: at.Rparen}
+}
+
+// rewriteDefaultServer turns &webhook.DefaultServer{Options: o}, the
+// concrete server controller-runtime's webhook.NewServer returns, into
+// webhook.NewServer(o) (NewServer(webhook.Options{}) without Options). Any
+// other use of the name is kubeloop's concrete webhook.Server (the member
+// rule), whose options are unexported.
+func (r *fileRewriter) rewriteDefaultServer() {
+	replaceExprs(r.file, func(e ast.Expr) ast.Expr {
+		u, ok := e.(*ast.UnaryExpr)
+		if !ok || u.Op != token.AND {
+			return e
+		}
+		lit, ok := u.X.(*ast.CompositeLit)
+		if !ok || !r.isCR(lit.Type, "DefaultServer", crModule+"/pkg/webhook") {
+			return e
+		}
+		local, _, _ := pkgSelector(lit.Type)
+		var opts ast.Expr = &ast.CompositeLit{Type: &ast.SelectorExpr{X: ast.NewIdent(local), Sel: ast.NewIdent("Options")}}
+		switch len(lit.Elts) {
+		case 0:
+		case 1:
+			kv, ok := lit.Elts[0].(*ast.KeyValueExpr)
+			if key, isIdent := kv.Key.(*ast.Ident); !ok || !isIdent || key.Name != "Options" {
+				return e
+			}
+			opts = kv.Value
+		default:
+			return e
+		}
+		r.rep.count(kindWebhook, r.name)
+		fun := &ast.SelectorExpr{X: ast.NewIdent(local), Sel: &ast.Ident{NamePos: lit.Pos(), Name: "NewServer"}}
+		return &ast.CallExpr{Fun: fun, Lparen: lit.Lbrace, Args: []ast.Expr{opts}, Rparen: lit.Rbrace}
+	})
 }
