@@ -144,3 +144,11 @@ func formatReconcileID(hi, lo uint64) types.UID {
 	}
 	return types.UID(b[:])
 }
+
+// ReconcileIDFromContext returns the ID of the reconcile whose context ctx
+// is, or "" outside a reconcile. The same ID is in the context's logger
+// under "reconcileID".
+func ReconcileIDFromContext(ctx context.Context) types.UID {
+	id, _ := ctx.Value(reconcileIDKey{}).(types.UID)
+	return id
+}

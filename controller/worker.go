@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/reconcile"
 	"github.com/kubeloop/kubeloop/trace"
@@ -160,11 +159,3 @@ func (c *Controller) reconcile(ctx context.Context, req reconcile.Request) (res 
 }
 
 type reconcileIDKey struct{}
-
-// ReconcileIDFromContext returns the ID of the reconcile whose context ctx
-// is, or "" outside a reconcile. The same ID is in the context's logger
-// under "reconcileID".
-func ReconcileIDFromContext(ctx context.Context) types.UID {
-	id, _ := ctx.Value(reconcileIDKey{}).(types.UID)
-	return id
-}
