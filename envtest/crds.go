@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -201,32 +200,6 @@ func (e *Environment) loadCRDs() ([]*unstructured.Unstructured, error) {
 		}
 	}
 	return out, nil
-}
-
-// manifestFiles returns path, or the *.yaml, *.yml and *.json files of
-// the directory path.
-func manifestFiles(path string) ([]string, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return []string{path}, nil
-	}
-	entries, err := os.ReadDir(path)
-	if err != nil {
-		return nil, err
-	}
-	var files []string
-	for _, ent := range entries {
-		switch strings.ToLower(filepath.Ext(ent.Name())) {
-		case ".yaml", ".yml", ".json":
-			if !ent.IsDir() {
-				files = append(files, filepath.Join(path, ent.Name()))
-			}
-		}
-	}
-	return files, nil
 }
 
 // installCRDs creates or updates crds, waits until each is served and

@@ -1,11 +1,9 @@
 package envtest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -16,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -317,27 +314,4 @@ func readWebhooks(paths []string, ignoreMissing bool) ([]*admissionv1.MutatingWe
 		}
 	}
 	return mutating, validating, nil
-}
-
-// readDocuments decodes every YAML or JSON document of file, skipping
-// empty ones.
-func readDocuments(file string) ([]map[string]any, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("envtest: read %s: %w", file, err)
-	}
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var out []map[string]any
-	for i := 0; ; i++ {
-		var obj map[string]any
-		if err := dec.Decode(&obj); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			return nil, fmt.Errorf("envtest: %s: document %d: %w", file, i, err)
-		}
-		if len(obj) > 0 {
-			out = append(out, obj)
-		}
-	}
 }
