@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -21,20 +20,6 @@ import (
 
 	"github.com/kubeloop/kubeloop/client"
 )
-
-func parseRV(rv string) (uint64, bool) {
-	n, err := strconv.ParseUint(rv, 10, 64)
-	return n, err == nil
-}
-
-func deepCopy(m map[string]any) map[string]any { return runtime.DeepCopyJSON(m) }
-
-func deepCopyValue(v any) any {
-	if v == nil {
-		return nil
-	}
-	return runtime.DeepCopyJSONValue(v)
-}
 
 // decodeJSON decodes an object as the API server stores it (integers as
 // int64).
@@ -149,16 +134,6 @@ func unsupportedPatch(pt types.PatchType) error {
 		Status: metav1.StatusFailure, Code: 415, Reason: metav1.StatusReasonUnsupportedMediaType,
 		Message: fmt.Sprintf("the body of the request was in an unknown format - patch type %s is not supported for this kind", pt),
 	}}
-}
-
-// builtInType returns a new value of gvk's Go type when it is a built-in
-// Kubernetes type (the only kinds that accept strategic merge patches).
-func (c *Client) builtInType(gvk schema.GroupVersionKind) (runtime.Object, bool) {
-	obj, err := c.scheme.New(gvk)
-	if err != nil {
-		return nil, false
-	}
-	return obj, isBuiltInPkg(reflect.TypeOf(obj).Elem().PkgPath())
 }
 
 // Apply is a simplified server-side apply: each field path (maps walked,
@@ -283,63 +258,6 @@ func (c *Client) applyData(gvk schema.GroupVersionKind, data []byte, manager str
 		delete(c.owners[id], p)
 	}
 	return result, nil
-}
-
-// own gives manager the field paths that differ between old and cur.
-// Caller holds mu.
-func (c *Client) own(id objectID, old, cur map[string]any, manager string) {
-	before, after := leaves(old), leaves(cur)
-	owners := c.owners[id]
-	if owners == nil {
-		owners = map[string]string{}
-		c.owners[id] = owners
-	}
-	for p, v := range after {
-		if w, ok := before[p]; !ok || !reflect.DeepEqual(v, w) {
-			owners[p] = manager
-		}
-	}
-	for p := range owners {
-		if _, ok := after[p]; !ok {
-			delete(owners, p)
-		}
-	}
-}
-
-const sep = "\x00"
-
-// leaves flattens an object into field paths: maps are walked, lists and
-// scalars are leaves. Server-owned metadata is left out.
-func leaves(m map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range m {
-		switch k {
-		case "apiVersion", "kind":
-		case "metadata":
-			md, _ := v.(map[string]any)
-			for mk, mv := range md {
-				switch mk {
-				case "labels", "annotations":
-					walk(out, "metadata"+sep+mk, mv)
-				case "finalizers", "ownerReferences":
-					out["metadata"+sep+mk] = mv
-				}
-			}
-		default:
-			walk(out, k, v)
-		}
-	}
-	return out
-}
-
-func walk(out map[string]any, path string, v any) {
-	if m, ok := v.(map[string]any); ok && len(m) > 0 {
-		for k, sub := range m {
-			walk(out, path+sep+k, sub)
-		}
-		return
-	}
-	out[path] = v
 }
 
 func isStatusPath(p string) bool { return p == "status" || strings.HasPrefix(p, "status"+sep) }

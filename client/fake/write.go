@@ -97,20 +97,6 @@ func (c *Client) Create(_ context.Context, obj client.Object, opts ...client.Cre
 	return opError("create", gvk, obj.GetNamespace(), name, c.fromMap(m, obj, gvk))
 }
 
-func nsOf(obj client.Object) string {
-	if isNil(obj) {
-		return ""
-	}
-	return obj.GetNamespace()
-}
-
-func orDefault(manager string) string {
-	if manager == "" {
-		return defaultManager
-	}
-	return manager
-}
-
 // create is Create under mu, returning the stored map.
 func (c *Client) create(gvk schema.GroupVersionKind, obj client.Object, dryRun bool, manager string) (map[string]any, error) {
 	if obj.GetResourceVersion() != "" {
@@ -193,13 +179,6 @@ func (c *Client) checkUnconditional(gvk schema.GroupVersionKind, next map[string
 	}
 	return apierrors.NewInvalid(gvk.GroupKind(), metaOf(next).GetName(), field.ErrorList{
 		field.Invalid(field.NewPath("metadata", "resourceVersion"), "", "must be specified for an update")})
-}
-
-func nameOf(obj client.Object) string {
-	if isNil(obj) {
-		return ""
-	}
-	return obj.GetName()
 }
 
 type updateMode int
