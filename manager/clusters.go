@@ -42,7 +42,7 @@ func (m *Manager) newClusters() error {
 	clo.Mapper, clo.HTTPClient = nil, nil
 	provider := m.opts.Clusters
 	if m.ring != nil {
-		sh, err := multicluster.NewSharded(provider, m.ring, multicluster.ShardedOptions{Logger: m.logger})
+		sh, err := multicluster.NewSharded(provider, m.ring, multicluster.ShardedOptions{Logger: m.logger, Metrics: m.Metrics()})
 		if err != nil {
 			return fmt.Errorf("manager: %w", err)
 		}

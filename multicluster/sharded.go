@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubeloop/kubeloop/log"
@@ -20,6 +21,9 @@ type ShardedOptions struct {
 	// Logger receives the placement's logs, with the key "shard". Zero: a
 	// logger writing through log/slog's default handler.
 	Logger logr.Logger
+	// Metrics registers kubeloop_multicluster_sharded_* (held and placed
+	// clusters, drains). Nil: none.
+	Metrics prometheus.Registerer
 }
 
 // Sharded places the clusters a Provider discovers on the shards of a
@@ -54,10 +58,11 @@ type ShardedOptions struct {
 // replica whose ring does not admit work (its Lease lost, a rejoin's
 // quarantine, stopping) holds nothing.
 type Sharded struct {
-	p    Provider
-	ring *sharding.Ring
-	log  logr.Logger
-	wake chan struct{}
+	p       Provider
+	ring    *sharding.Ring
+	log     logr.Logger
+	wake    chan struct{}
+	metrics shardedMetrics
 
 	mu        sync.Mutex
 	fleet     *Fleet
@@ -107,8 +112,14 @@ func NewSharded(p Provider, ring *sharding.Ring, opts ShardedOptions) (*Sharded,
 	if opts.Logger.GetSink() == nil {
 		opts.Logger = log.Default()
 	}
-	return &Sharded{p: p, ring: ring, log: opts.Logger.WithName("multicluster").WithValues("shard", ring.Shard()),
-		wake: make(chan struct{}, 1), known: map[string]*found{}, held: map[string]*hold{}}, nil
+	s := &Sharded{p: p, ring: ring, log: opts.Logger.WithName("multicluster").WithValues("shard", ring.Shard()),
+		wake: make(chan struct{}, 1), known: map[string]*found{}, held: map[string]*hold{}}
+	if opts.Metrics != nil {
+		if err := opts.Metrics.Register(&shardedCollector{s: s}); err != nil {
+			return nil, fmt.Errorf("multicluster: register the sharded fleet's metrics: %w", err)
+		}
+	}
+	return s, nil
 }
 
 // Run runs the inner Provider and the placement until ctx ends, then
@@ -335,6 +346,9 @@ func (s *Sharded) drain(names []string) {
 		}
 		h.draining = true
 		delete(s.held, n)
+		if n != "" {
+			s.metrics.drains.Add(1)
+		}
 		done := h.done
 		s.mu.Unlock()
 		h.cancel()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -182,6 +183,25 @@ type replica struct {
 	cancel  context.CancelFunc
 	done    sync.WaitGroup
 	started time.Time
+	reg     *prometheus.Registry
+}
+
+// metric returns the value of the sharded fleet's metric name.
+func (r *replica) metric(t *testing.T, name string) float64 {
+	t.Helper()
+	mfs, err := r.reg.Gather()
+	require.NoError(t, err)
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			m := mf.GetMetric()[0]
+			if m.GetGauge() != nil {
+				return m.GetGauge().GetValue()
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("no metric %s", name)
+	return 0
 }
 
 func newReplica(t *testing.T, ringName, name string, hub *rest.Config, members []member, w *witness) *replica {
@@ -193,7 +213,8 @@ func newReplica(t *testing.T, ringName, name string, hub *rest.Config, members [
 		Webhook: sharding.WebhookOptions{Disabled: true}, Logger: testenv.Logger()})
 	require.NoError(t, err)
 	p := newProvider()
-	sh, err := multicluster.NewSharded(p, ring, multicluster.ShardedOptions{Logger: testenv.Logger()})
+	reg := prometheus.NewRegistry()
+	sh, err := multicluster.NewSharded(p, ring, multicluster.ShardedOptions{Logger: testenv.Logger(), Metrics: reg})
 	require.NoError(t, err)
 	f := newFleet(t, sh, nil)
 	inner := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -221,7 +242,7 @@ func newReplica(t *testing.T, ringName, name string, hub *rest.Config, members [
 		return source.Kind(cl.GetCache(), &corev1.ConfigMap{}, &handler.EnqueueRequestForObject{}, own), nil
 	}}))
 	require.NoError(t, f.AddController(c))
-	r := &replica{name: name, ring: ring, sharded: sh, fleet: f, ctrl: c}
+	r := &replica{name: name, ring: ring, sharded: sh, fleet: f, ctrl: c, reg: reg}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.started = time.Now()
@@ -309,10 +330,13 @@ func TestShardedClusters(t *testing.T) {
 	}
 	for _, r := range []*replica{r1, r2} {
 		assert.ElementsMatch(t, r.sharded.Held(), r.fleet.Clusters(), "%s engages exactly the clusters it holds", r.name)
+		assert.Equal(t, float64(len(r.sharded.Held())), r.metric(t, "kubeloop_multicluster_sharded_held_clusters"))
+		assert.Equal(t, float64(len(r.sharded.Held())), r.metric(t, "kubeloop_multicluster_sharded_placed_clusters"))
 	}
 
 	// A third replica joins: it takes its share while every Lease stays valid.
 	before := holders([]*replica{r1, r2})
+	drainsBefore := r1.metric(t, "kubeloop_multicluster_sharded_drains_total") + r2.metric(t, "kubeloop_multicluster_sharded_drains_total")
 	r3 := newReplica(t, ringName, "r3", cfgs[0], members, w)
 	defer r3.stop()
 	all := []*replica{r1, r2, r3}
@@ -339,6 +363,8 @@ func TestShardedClusters(t *testing.T) {
 	}
 	assert.NotZero(t, moved)
 	t.Logf("join: %d of %d clusters moved", moved, len(members))
+	assert.Equal(t, float64(moved), r1.metric(t, "kubeloop_multicluster_sharded_drains_total")+r2.metric(t, "kubeloop_multicluster_sharded_drains_total")-drainsBefore,
+		"each moved cluster was drained once by its old owner")
 
 	// r1 stops: its clusters move after it drained them.
 	left := time.Now()
