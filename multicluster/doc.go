@@ -91,7 +91,10 @@
 //
 // Metrics (on the manager's registry): kubeloop_multicluster_cluster_synced
 // {cluster} (0 or 1, per engaged cluster), kubeloop_multicluster_
-// engagements_total and kubeloop_multicluster_disengagements_total.
+// engagements_total and kubeloop_multicluster_disengagements_total; with
+// sharding also kubeloop_multicluster_sharded_held_clusters{shard},
+// _placed_clusters{shard} (above held while a previous owner drains) and
+// _drains_total{shard}.
 //
 // Across replicas: with both manager.Options.Sharding and
 // Options.Clusters (a ring with no sharded kinds is fine), the clusters,
