@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/controller/builder"
 	"github.com/kubeloop/kubeloop/handler/predicate"
 	"github.com/kubeloop/kubeloop/internal/testenv"
@@ -96,4 +97,27 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestBuilderOnShardedFleetRefuses: on a manager whose fleet is sharded,
+// a fleet controller that asks for leader election is refused (only the
+// leader's clusters would be reconciled), and so is one whose For kind is
+// sharded by objects too.
+func TestBuilderOnShardedFleetRefuses(t *testing.T) {
+	mgr, err := manager.New(cfgs[0], manager.Options{Logger: testenv.Logger(), Clusters: newProvider(),
+		Sharding: sharding.Options{Ring: "mc-refuses", Shard: "a", Namespace: "default", Objects: []client.Object{&corev1.Secret{}},
+			Webhook: sharding.WebhookOptions{Disabled: true}},
+		Metrics: manager.MetricsOptions{BindAddress: "0"}, HealthProbeBindAddress: "0"})
+	require.NoError(t, err)
+	require.NotNil(t, mgr.GetShardedFleet())
+	nop := reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil })
+	leader := true
+	err = builder.ControllerManagedBy(mgr).Named("elected").For(&corev1.ConfigMap{}, builder.OnFleet).
+		WithOptions(controller.Options{NeedLeaderElection: &leader}).Complete(nop)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `controller "elected" watches the sharded fleet, so it runs on every replica`)
+	err = builder.ControllerManagedBy(mgr).Named("both").For(&corev1.Secret{}, builder.OnFleet).Complete(nop)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `For(*v1.Secret) is a sharded kind and the controller watches the sharded fleet`)
+	require.NoError(t, builder.ControllerManagedBy(mgr).Named("fleet").For(&corev1.ConfigMap{}, builder.OnFleet).Complete(nop))
 }
