@@ -20,7 +20,6 @@ import (
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
 	"github.com/kubeloop/kubeloop/controller"
-	imetrics "github.com/kubeloop/kubeloop/internal/metrics"
 	"github.com/kubeloop/kubeloop/manager/healthz"
 	"github.com/kubeloop/kubeloop/manager/internal/recorders"
 	"github.com/kubeloop/kubeloop/manager/internal/restmetrics"
@@ -255,14 +254,6 @@ func (m *Manager) GetLogger() logr.Logger { return m.logger }
 // dropped (logged at V(1)) before Start and after the shutdown.
 func (m *Manager) GetEventRecorder(name string) events.EventRecorder {
 	return m.events.For(name)
-}
-
-// Metrics returns the registerer of the manager's own registry, served at
-// /metrics. Register your collectors here. With
-// MetricsOptions.NativeHistogramBucketFactor, the library's histograms
-// built for it are native histograms too.
-func (m *Manager) Metrics() prometheus.Registerer {
-	return imetrics.WithNativeHistograms(m.registry, m.opts.Metrics.NativeHistogramBucketFactor)
 }
 
 // MetricsRegistry returns the manager's registry, to gather from it (in
