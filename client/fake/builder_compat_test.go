@@ -61,3 +61,27 @@ func TestNewFakeClient(t *testing.T) {
 	assert.Equal(t, "x", got.Name)
 	require.NoError(t, c.Create(t.Context(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "p"}}))
 }
+
+// TestSeededObjectsAsControllerRuntime: an object given to WithObjects
+// without a resourceVersion gets "999", written back to it as
+// controller-runtime's fake does, and no uid or creationTimestamp, so a
+// seeded object compares equal to what the client returns.
+func TestSeededObjectsAsControllerRuntime(t *testing.T) {
+	seeded := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "leader"}}
+	versioned := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "given", ResourceVersion: "42"}}
+	c, err := fake.NewClientBuilder().WithObjects(seeded, versioned).BuildClient()
+	require.NoError(t, err)
+	assert.Equal(t, "999", seeded.ResourceVersion, "written back to the seeded object")
+
+	var got corev1.Pod
+	require.NoError(t, c.Get(t.Context(), client.ObjectKeyFromObject(seeded), &got))
+	assert.Equal(t, seeded, &got, "the seeded object is what Get returns")
+	assert.Empty(t, got.UID)
+	require.NoError(t, c.Get(t.Context(), client.ObjectKeyFromObject(versioned), &got))
+	assert.Equal(t, "42", got.ResourceVersion, "a given version is kept")
+
+	created := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "new"}}
+	require.NoError(t, c.Create(t.Context(), created))
+	assert.Equal(t, "1000", created.ResourceVersion, "writes continue after the seeded version")
+	assert.NotEmpty(t, created.UID, "Create assigns a uid, as the API server does")
+}

@@ -12,8 +12,12 @@
 // The same table of cases runs against this client and against a real API
 // server (see client's conformance tests), so behaviour that test covers
 // is the API server's. Guarantees:
-//   - Every object gets a UID, a creationTimestamp and a resourceVersion (a
-//     counter, so it compares as an integer); generateName appends five
+//   - Every object created gets a UID, a creationTimestamp and a
+//     resourceVersion (a counter, so it compares as an integer). Objects
+//     given to WithObjects keep what they have, as in controller-runtime's
+//     fake: no UID or creationTimestamp is added, and one without a
+//     resourceVersion gets "999", written back to the given object too;
+//     later writes count on from there. generateName appends five
 //     random characters; generation (on custom resources and built-in kinds
 //     with a spec) starts at 1 and grows when anything but metadata and
 //     status changes.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,8 +20,15 @@ import (
 // defaultManager is the field manager of writes that name none.
 const defaultManager = "fake-client"
 
-// add stores a WithObjects object as is: status kept, resourceVersion kept
-// when it is a number, else assigned.
+// seededRV is the resourceVersion of a WithObjects object that has none,
+// controller-runtime's fake's "999" (tests compare against it).
+const seededRV = 999
+
+// add stores a WithObjects object as is: status, uid and
+// creationTimestamp kept (none assigned, as in controller-runtime's fake);
+// resourceVersion kept when it is a number, else "999", which is also
+// written back to obj, as controller-runtime's fake does (a test comparing
+// a seeded object with what the client returns sees the same version).
 func (c *Client) add(obj client.Object) error {
 	gvk, err := c.resolve("add", obj, obj.GetNamespace(), obj.GetName())
 	if err != nil {
@@ -38,17 +46,13 @@ func (c *Client) add(obj client.Object) error {
 	if key.Namespace == "" {
 		u.SetNamespace("") // cluster-scoped: the server drops it
 	}
-	if rv, ok := parseRV(u.GetResourceVersion()); ok && rv > c.rv {
-		c.rv = rv
-	} else if !ok {
-		u.SetResourceVersion(c.nextRV())
+	rv, ok := parseRV(u.GetResourceVersion())
+	if !ok {
+		rv = seededRV
+		u.SetResourceVersion(strconv.FormatUint(rv, 10))
+		obj.SetResourceVersion(u.GetResourceVersion())
 	}
-	if u.GetUID() == "" {
-		u.SetUID(uuid.NewUUID())
-	}
-	if ct := u.GetCreationTimestamp(); ct.IsZero() {
-		u.SetCreationTimestamp(metav1.NewTime(time.Now().Truncate(time.Second)))
-	}
+	c.rv = max(c.rv, rv)
 	c.put(gvk.GroupKind(), key, m)
 	return nil
 }
