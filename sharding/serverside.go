@@ -265,13 +265,19 @@ func (s *serverSide) others(ctx context.Context) (blocked, lower ranges.Set, err
 	return blocked, lower, nil
 }
 
-// publish makes the shard Lease list set and waits until a write did.
+// publish makes the shard Lease list set, and returns once a write did:
+// its own, or the next renewal's.
 func (s *serverSide) publish(ctx context.Context, set ranges.Set) error {
 	if set == s.published {
 		return nil
 	}
 	gen := s.api.publish(ranges.Format(set))
-	if !s.api.written(ctx, gen) {
+	// At once; failing that, with the next renewal. The write is bounded
+	// by RetryPeriod/2: a renewal waits behind it.
+	wctx, cancel := context.WithTimeout(ctx, s.r.opts.RetryPeriod/2)
+	now := s.api.writeNow(wctx)
+	cancel()
+	if !now && !s.api.written(ctx, gen) {
 		return ctx.Err()
 	}
 	s.published = set

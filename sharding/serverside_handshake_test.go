@@ -17,7 +17,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/interceptor"
@@ -30,25 +29,23 @@ import (
 // server with the ShardedListAndWatch gate does: an invalid
 // shardSelector is refused. (The fake caches nothing, so this tests the
 // handshake, not the cache.)
-func gatedFake(t *testing.T) client.Client {
-	return newFake(t, &interceptor.Funcs{List: func(ctx context.Context, c client.Client, list client.ObjectList, opts ...client.ListOption) error {
-		lo := (&client.ListOptions{}).ApplyOptions(opts)
-		if lo.Raw != nil && lo.Raw.ShardSelector != "" {
-			return apierrors.NewBadRequest("invalid shard selector: hexStart must be a 0x-prefixed 16-digit hex value")
-		}
-		return c.List(ctx, list, opts...)
-	}})
-}
-
-// uidIn returns a uid that hashes into set.
-func uidIn(t *testing.T, set ranges.Set) string {
-	for i := 0; ; i++ {
-		uid := fmt.Sprintf("00000000-0000-0000-0000-%012d", i)
-		if set.HasHash(ranges.Hash(uid)) {
-			return uid
-		}
-		require.Less(t, i, 10000)
-	}
+// Each Lease update takes leaseWrite (in the bubble's time).
+func gatedFake(t *testing.T, leaseWrite time.Duration) client.Client {
+	return newFake(t, &interceptor.Funcs{
+		List: func(ctx context.Context, c client.Client, list client.ObjectList, opts ...client.ListOption) error {
+			lo := (&client.ListOptions{}).ApplyOptions(opts)
+			if lo.Raw != nil && lo.Raw.ShardSelector != "" {
+				return apierrors.NewBadRequest("invalid shard selector: hexStart must be a 0x-prefixed 16-digit hex value")
+			}
+			return c.List(ctx, list, opts...)
+		},
+		Update: func(ctx context.Context, c client.Client, obj client.Object, opts ...client.UpdateOption) error {
+			if _, ok := obj.(*coordinationv1.Lease); ok && leaseWrite > 0 {
+				time.Sleep(leaseWrite)
+			}
+			return c.Update(ctx, obj, opts...)
+		},
+	})
 }
 
 // segments parses Ring.Ranges' runs into a set of segment numbers.
@@ -79,7 +76,7 @@ func segments(runs string) map[int]bool {
 // again.
 func TestServerSideHandshake(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c := gatedFake(t)
+		c := gatedFake(t, 0)
 		ss := func(o *sharding.Options) { o.Mode, o.Logger = sharding.ServerSide, realLogger() }
 		a, b := newRing(t, c, "a", ss), newRing(t, c, "b", ss)
 		ctx := context.Background()
@@ -100,8 +97,13 @@ func TestServerSideHandshake(t *testing.T) {
 
 		// A reconcile of an object in b's future share runs on a, until
 		// released: a cannot let that segment go before it ends.
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: "slow", UID: types.UID(uidIn(t, ranges.Assign([]string{"a", "b"})["b"]))}}
-		require.NoError(t, c.Create(ctx, cm))
+		share := ranges.Assign([]string{"a", "b"})["b"]
+		var cm *corev1.ConfigMap
+		for i := 0; cm == nil || !share.HasHash(ranges.Hash(string(cm.UID))); i++ {
+			require.Less(t, i, 1000)
+			cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "work", Name: fmt.Sprintf("slow-%d", i)}}
+			require.NoError(t, c.Create(ctx, cm)) // the fake sets a random uid
+		}
 		seg := ranges.Of(ranges.Hash(string(cm.UID)))
 		release := make(chan struct{})
 		entered := make(chan struct{})
@@ -154,13 +156,15 @@ func TestServerSideHandshake(t *testing.T) {
 	})
 }
 
-// TestServerSideConcurrentStart: three shards start 0.7 s apart, each
+// TestServerSideConcurrentStart: three shards start 0.1 s apart, each
 // claiming from its first view of the ring, which does not hold the later
 // ones; the claims cross in the Leases, and no segment is ever admitted by
 // two shards. They settle on Maglev's shares.
 func TestServerSideConcurrentStart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c := gatedFake(t)
+		// Lease writes take 400 ms, so that claims cross: a shard reads
+		// the Leases while another's claim is on its way.
+		c := gatedFake(t, 400*time.Millisecond)
 		ss := func(o *sharding.Options) { o.Mode, o.Logger = sharding.ServerSide, realLogger() }
 		names := []string{"a", "b", "c"}
 		var rings []*sharding.Ring
@@ -170,12 +174,11 @@ func TestServerSideConcurrentStart(t *testing.T) {
 		ctx, stop := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		// b and c start while a's first claim (of everything: its first
-		// view holds a alone) waits for a's renewal, so b's first read of
-		// the Leases does not see it: only the read after b's own claim
-		// does.
+		// view holds a alone) is being written, so b's first read of the
+		// Leases does not see it: only the read after b's own claim does.
 		for i, r := range rings {
 			wg.Go(func() {
-				time.Sleep(time.Duration(i) * 700 * time.Millisecond)
+				time.Sleep(time.Duration(i) * 100 * time.Millisecond)
 				assert.NoError(t, r.Start(ctx))
 			})
 		}
@@ -187,23 +190,39 @@ func TestServerSideConcurrentStart(t *testing.T) {
 			set, _ := ranges.Parse(l.Annotations[sharding.RangesAnnotation])
 			return set
 		}
+		// early: a segment a shard newly admits although another shard's
+		// Lease listed it at the previous look and still does (a start
+		// without the handshake). A claim that another shard makes after
+		// the start is the handshake at work, and is not counted.
 		var overlaps, early []string
+		prevAdmitted := map[string]map[int]bool{}
+		prevListed := map[string]ranges.Set{}
 		for range 400 { // 40 s in steps of 100 ms
 			time.Sleep(100 * time.Millisecond)
 			owner := map[int]string{}
+			nowListed := map[string]ranges.Set{}
+			for _, n := range names {
+				nowListed[n] = listed(n)
+			}
 			for _, r := range rings {
-				for k := range segments(r.Ranges()) {
+				adm := segments(r.Ranges())
+				for k := range adm {
 					if o, ok := owner[k]; ok {
 						overlaps = append(overlaps, fmt.Sprintf("%d by %s and %s", k, o, r.Shard()))
 					}
 					owner[k] = r.Shard()
+					if prevAdmitted[r.Shard()][k] {
+						continue
+					}
 					for _, other := range names {
-						if other != r.Shard() && listed(other).Has(k) {
+						if other != r.Shard() && prevListed[other].Has(k) && nowListed[other].Has(k) {
 							early = append(early, fmt.Sprintf("%d admitted by %s while %s's Lease lists it", k, r.Shard(), other))
 						}
 					}
 				}
+				prevAdmitted[r.Shard()] = adm
 			}
+			prevListed = nowListed
 		}
 		assert.Empty(t, overlaps)
 		assert.Empty(t, early)

@@ -17,22 +17,59 @@ const RangesAnnotation = "sharding.kubeloop.dev/ranges"
 
 // annotatingAPI is the shard Lease's API in server-side mode: every write
 // of the lease core (acquisition, renewal, release) carries the ranges
-// annotation as last published, so publishing costs no write of its own
-// and never conflicts with a renewal; it lands at the next renewal
-// (within RetryPeriod).
+// annotation as last published, and writeNow writes a new annotation at
+// once, on the Lease as last written, changing nothing else (its spec,
+// so its record and every observer's judgment of it, stays). Writes are
+// serialized, and a renewal decided on the Lease as the lease core last
+// wrote it is sent with the resourceVersion of the annotation writes made
+// since (only this API wrote in between), so they never make a renewal
+// conflict.
 type annotatingAPI struct {
 	clientAPI
+	write sync.Mutex // serializes the writes; held across each request
+
 	mu      sync.Mutex
 	want    string // the annotation to write
 	wantGen uint64
 	wrote   uint64 // the wantGen of the last successful write
 	signal  chan struct{}
+	last    *coordinationv1.Lease // as last written through this API; nil: unknown
+	coreRV  string                // the lease core's last written resourceVersion, while writeNow wrote after it
 }
 
 var _ lease.API = (*annotatingAPI)(nil)
 
 func newAnnotatingAPI(c clientAPI, initial string) *annotatingAPI {
 	return &annotatingAPI{clientAPI: c, want: initial, signal: make(chan struct{})}
+}
+
+// writeNow writes the annotation of generation gen (or later) on the
+// Lease as last written at once; false when there is no such copy or the
+// write failed (the next renewal carries it then).
+func (a *annotatingAPI) writeNow(ctx context.Context) bool {
+	a.write.Lock()
+	defer a.write.Unlock()
+	a.mu.Lock()
+	if a.last == nil || a.wrote >= a.wantGen {
+		a.mu.Unlock()
+		return a.last != nil
+	}
+	next := a.last.DeepCopy()
+	a.mu.Unlock()
+	gen := a.stamp(next)
+	prev := next.ResourceVersion
+	out, err := a.clientAPI.Update(ctx, next)
+	if err != nil {
+		return false
+	}
+	a.mu.Lock()
+	if a.coreRV == "" {
+		a.coreRV = prev
+	}
+	a.last = out.DeepCopy()
+	a.mu.Unlock()
+	a.done(gen)
+	return true
 }
 
 // publish sets the annotation of the next writes and returns its
@@ -86,19 +123,38 @@ func (a *annotatingAPI) done(gen uint64) {
 }
 
 func (a *annotatingAPI) Create(ctx context.Context, l *coordinationv1.Lease) (*coordinationv1.Lease, error) {
+	a.write.Lock()
+	defer a.write.Unlock()
 	gen := a.stamp(l)
 	out, err := a.clientAPI.Create(ctx, l)
 	if err == nil {
+		a.coreWrote(out)
 		a.done(gen)
 	}
 	return out, err
 }
 
 func (a *annotatingAPI) Update(ctx context.Context, l *coordinationv1.Lease) (*coordinationv1.Lease, error) {
+	a.write.Lock()
+	defer a.write.Unlock()
 	gen := a.stamp(l)
+	a.mu.Lock()
+	if a.coreRV != "" && l.ResourceVersion == a.coreRV && a.last != nil {
+		// Decided on the core's own last write; only writeNow wrote since.
+		l.ResourceVersion = a.last.ResourceVersion
+	}
+	a.mu.Unlock()
 	out, err := a.clientAPI.Update(ctx, l)
 	if err == nil {
+		a.coreWrote(out)
 		a.done(gen)
 	}
 	return out, err
+}
+
+// coreWrote records a successful write of the lease core.
+func (a *annotatingAPI) coreWrote(l *coordinationv1.Lease) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.last, a.coreRV = l.DeepCopy(), ""
 }
