@@ -138,9 +138,12 @@
 //     sees the other, and the greater shard name withdraws. No object is
 //     reconciled by two shards at the same time. After a rejoin a shard
 //     starts from no segment.
-//   - The annotation is 39 bytes whatever the number of objects, and is
-//     written with the Lease's renewals (no extra write, no conflict with
-//     them), so each step of a move waits up to RetryPeriod.
+//   - The annotation is 39 bytes whatever the number of objects. Each
+//     step of a move writes it at once, changing nothing else on the Lease
+//     (its spec, so every other replica's judgment of the hold, stays);
+//     the renewals carry it too, and never conflict with those writes.
+//     A shard waiting for a segment reads the ring's Leases every
+//     RetryPeriod/4.
 //   - Cache: the shard's one informer per kind lists with the selector of
 //     its segments; a change ends its watch and it lists again (from the
 //     watch cache, at its last resourceVersion), which drops and adds the
