@@ -2,6 +2,7 @@ package multicluster
 
 import (
 	"context"
+	"errors"
 	"net"
 	"sync"
 	"time"
@@ -21,8 +22,21 @@ func newConns() *conns {
 	return &conns{dialer: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}, open: map[*conn]struct{}{}}
 }
 
+// errLeft is what a dial for a cluster that left returns. It is not a
+// connection reset nor an EOF, which client-go's REST client retries ten
+// times a second apart: a discovery request cut short by the leave
+// (closeAll) is retried once and then ends, instead of outliving the
+// cluster by ten seconds.
+var errLeft = errors.New("multicluster: the cluster left the fleet")
+
 // DialContext dials addr and tracks the connection.
 func (cs *conns) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	cs.mu.Lock()
+	closed := cs.closed
+	cs.mu.Unlock()
+	if closed {
+		return nil, errLeft
+	}
 	nc, err := cs.dialer.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
@@ -32,7 +46,7 @@ func (cs *conns) DialContext(ctx context.Context, network, addr string) (net.Con
 	defer cs.mu.Unlock()
 	if cs.closed {
 		_ = nc.Close()
-		return nil, net.ErrClosed
+		return nil, errLeft
 	}
 	cs.open[c] = struct{}{}
 	return c, nil
