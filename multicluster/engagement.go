@@ -239,3 +239,14 @@ func (e *engagement) isSynced() bool {
 	defer e.mu.Unlock()
 	return e.synced
 }
+
+// forget removes e from the clusters, unless another engagement replaced
+// it.
+func (f *Fleet) forget(e *engagement) {
+	f.mu.Lock()
+	if f.clusters[e.cl.name] == e {
+		delete(f.clusters, e.cl.name)
+	}
+	f.mu.Unlock()
+	f.disengage.Add(1)
+}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
-	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/log"
 )
 
@@ -53,17 +52,6 @@ type Options struct {
 	// Nil: none.
 	Metrics prometheus.Registerer
 }
-
-// Engager is a controller that watches the fleet's clusters
-// (*controller.Controller with cluster watches, see
-// controller.WatchClusters): the fleet engages it with each cluster
-// that joins and disengages it from each that leaves.
-type Engager interface {
-	EngageCluster(ctx context.Context, cl controller.Cluster) error
-	DisengageCluster(name string)
-}
-
-var _ Engager = (*controller.Controller)(nil)
 
 // Fleet runs the clusters a Provider engages. It implements Sink.
 // Create it with NewFleet; Start it once.
@@ -286,15 +274,4 @@ func (f *Fleet) engagementsLocked() []*engagement {
 		out = append(out, e)
 	}
 	return out
-}
-
-// forget removes e from the clusters, unless another engagement replaced
-// it.
-func (f *Fleet) forget(e *engagement) {
-	f.mu.Lock()
-	if f.clusters[e.cl.name] == e {
-		delete(f.clusters, e.cl.name)
-	}
-	f.mu.Unlock()
-	f.disengage.Add(1)
 }

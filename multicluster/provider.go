@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/kubeloop/kubeloop/controller"
 )
 
 // Provider discovers the clusters of a fleet. Run discovers clusters until
@@ -72,3 +74,14 @@ func ValidateName(name string) error {
 	}
 	return nil
 }
+
+// Engager is a controller that watches the fleet's clusters
+// (*controller.Controller with cluster watches, see
+// controller.WatchClusters): the fleet engages it with each cluster
+// that joins and disengages it from each that leaves.
+type Engager interface {
+	EngageCluster(ctx context.Context, cl controller.Cluster) error
+	DisengageCluster(name string)
+}
+
+var _ Engager = (*controller.Controller)(nil)
