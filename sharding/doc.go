@@ -157,6 +157,11 @@
 //     with ShardByUID: leave the children unsharded (each replica caches
 //     them whole, as any kind of Owns) or shard by namespace. By
 //     namespace the spread is only as even as the namespaces' sizes.
+//   - Before a drop, a shard by uid lists the kind's typed objects from
+//     its cache (through the reader SetCacheReader gave) to remember which
+//     keys leave, so that their NotFound is not passed on as a deletion.
+//     A controller that caches the kind only as metadata gets a typed
+//     informer of it started lazily (logged and counted by the cache).
 //   - Metrics, beside the ring's: kubeloop_sharding_segments (the
 //     segments this shard admits) and
 //     kubeloop_sharding_segment_moves_total{direction="in"|"out"}; the
