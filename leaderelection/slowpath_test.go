@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 )
 
 // slowpath returns leader_election_slowpath_total{name=lease}, checking
@@ -54,10 +55,17 @@ func TestSlowpathCounted(t *testing.T) {
 
 	cs, err := kubernetes.NewForConfig(restConfig)
 	require.NoError(t, err)
-	l, err := cs.CoordinationV1().Leases("default").Get(t.Context(), lease, metav1.GetOptions{})
-	require.NoError(t, err)
-	l.Annotations = map[string]string{"touched": "by the test"}
-	_, err = cs.CoordinationV1().Leases("default").Update(t.Context(), l, metav1.UpdateOptions{})
+	// The leader renews every retryPeriod: an update read before a renewal
+	// conflicts with it, so read again and retry, as any other writer does.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		l, err := cs.CoordinationV1().Leases("default").Get(t.Context(), lease, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		l.Annotations = map[string]string{"touched": "by the test"}
+		_, err = cs.CoordinationV1().Leases("default").Update(t.Context(), l, metav1.UpdateOptions{})
+		return err
+	})
 	require.NoError(t, err)
 
 	require.Eventually(t, func() bool { return slowpath(t, reg, lease) >= 1 }, 10*time.Second, 20*time.Millisecond, "the slow path counted")
