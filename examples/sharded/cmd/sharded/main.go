@@ -24,6 +24,7 @@ func main() {
 	flag.StringVar(&o.ProbeAddr, "health-probe-bind-address", "0", "address of /healthz and /readyz")
 	flag.StringVar(&o.Witness, "witness", "", "file to append reconcile starts and ends to")
 	flag.DurationVar(&o.Work, "work", 5*time.Millisecond, "time each reconcile waits")
+	flag.IntVar(&o.Workers, "workers", 1, "concurrent reconciles")
 	flag.DurationVar(&o.LeaseDuration, "lease-duration", 4*time.Second, "shard lease duration")
 	flag.DurationVar(&o.SweepInterval, "sweep-interval", 30*time.Second, "sweep interval")
 	flag.Parse()
