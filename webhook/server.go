@@ -165,6 +165,15 @@ func (s *Server) Addr() string {
 	return s.addr.String()
 }
 
+// Options returns the Server's options, defaults applied (controller-
+// runtime's DefaultServer.Options field): a copy, so changing it changes
+// nothing.
+func (s *Server) Options() Options {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.opts
+}
+
 // Disabled reports whether Options.Port was negative (DisabledPort): the
 // Server then serves nothing.
 func (s *Server) Disabled() bool { return s.disabled }

@@ -246,3 +246,20 @@ func metricValue(t *testing.T, reg prometheus.Gatherer, name string, labels ...s
 	t.Fatalf("no metric %s%v", name, labels)
 	return 0
 }
+
+// TestServerOptions: Options returns what NewServer was given, defaults
+// applied (controller-runtime's DefaultServer.Options), as a copy.
+func TestServerOptions(t *testing.T) {
+	minTLS13 := func(c *tls.Config) { c.MinVersion = tls.VersionTLS13 }
+	s := webhook.NewServer(webhook.Options{Port: 9443, TLSOpts: []func(*tls.Config){minTLS13}})
+	got := s.Options()
+	assert.Equal(t, 9443, got.Port)
+	require.Len(t, got.TLSOpts, 1)
+	c := &tls.Config{}
+	got.TLSOpts[0](c)
+	assert.Equal(t, uint16(tls.VersionTLS13), c.MinVersion)
+
+	got.Port = 1
+	assert.Equal(t, 9443, s.Options().Port, "a copy")
+	assert.Equal(t, webhook.DefaultPort, webhook.NewServer(webhook.Options{}).Options().Port, "defaults applied")
+}

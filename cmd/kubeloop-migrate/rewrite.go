@@ -45,6 +45,7 @@ func rewriteFile(fset *token.FileSet, name string, file *ast.File, src []byte, p
 
 	r.rewriteWebhooks()
 	r.rewriteDefaultServer()
+	r.rewriteServerAssertions()
 	r.rewriteEnvtest()
 	r.rewriteNewCache()
 	r.rewriteRecorders()

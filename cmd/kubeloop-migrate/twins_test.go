@@ -724,6 +724,41 @@ func f(s *ctrlwebhook.Server) ctrlwebhook.Server { return ctrlwebhook.Server{} }
 `,
 			kinds: map[string]int{kindWebhook: 2, kindRename: 3},
 		},
+		{
+			name: "asserting the concrete DefaultServer and reading its Options (kubernetes-sigs/jobset's TLS test)",
+			give: `package x
+
+import (
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+)
+
+func f(options manager.Options, mgr manager.Manager) int {
+	webhookServer := options.WebhookServer
+	defaultServer, ok := webhookServer.(*webhook.DefaultServer)
+	if !ok {
+		return len(defaultServer.Options.TLSOpts)
+	}
+	return mgr.GetWebhookServer().(*webhook.DefaultServer).Options.Port
+}
+`,
+			want: `package x
+
+import (
+	"github.com/kubeloop/kubeloop/manager"
+)
+
+func f(options manager.Options, mgr *manager.Manager) int {
+	webhookServer := options.WebhookServer
+	defaultServer, ok := webhookServer, webhookServer != nil
+	if !ok {
+		return len(defaultServer.Options().TLSOpts)
+	}
+	return mgr.GetWebhookServer().Options().Port
+}
+`,
+			kinds: map[string]int{kindWebhook: 3},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want, err := format.Source([]byte(tc.want))
