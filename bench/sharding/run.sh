@@ -3,8 +3,8 @@
 # control plane (`make tools`), one process per benchmark (each starts its
 # own control plane and creates its own objects), GOMAXPROCS=2, and prints
 # benchstat's summary, then the recovery scenarios of cmd/recovery with
-# their targets. `make bench-sharding` runs it (about 12 minutes on 2
-# cores).
+# their targets. `make bench-sharding` runs it (about 25 minutes on 2
+# cores; BENCH_COUNT=1: 11 minutes).
 #
 #   bench/sharding/run.sh                  # 3 runs of each figure
 #   BENCH_COUNT=1 bench/sharding/run.sh    # one run, to try it
