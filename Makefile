@@ -48,7 +48,7 @@ bench:
 bench-real: tools
 	hack/bench-real.sh
 
-## bench-sharding: opt-in, sharding throughput and heap against a real control plane (about 6 minutes; see bench/sharding)
+## bench-sharding: opt-in, sharding throughput, heap, label against server-side mode and recovery after kill -9 against a real control plane (about 11 minutes with BENCH_COUNT=1; see bench/sharding)
 bench-sharding: tools
 	bench/sharding/run.sh
 
