@@ -25,3 +25,13 @@ func Key(gk schema.GroupKind, obj client.Object) string {
 func keyOf(group, kind, namespace, name string) string {
 	return group + "/" + kind + "/" + namespace + "/" + name
 }
+
+// kindOf returns the sharded kind of gk.
+func (r *Ring) kindOf(gk schema.GroupKind) (kind, bool) {
+	for _, k := range r.kinds {
+		if k.gvk.GroupKind() == gk {
+			return k, true
+		}
+	}
+	return kind{}, false
+}

@@ -344,20 +344,6 @@ func (s *serverSide) rememberDropped(ctx context.Context, drop ranges.Set) {
 	}
 }
 
-// segmentOf returns the segment of obj's key field.
-func (s *serverSide) segmentOf(obj client.Object) int {
-	if s.r.opts.Key == ShardByNamespace {
-		return ranges.Of(ranges.Hash(obj.GetNamespace()))
-	}
-	return ranges.Of(ranges.Hash(string(obj.GetUID())))
-}
-
-func (s *serverSide) admittedSet() ranges.Set {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.admitted
-}
-
 // admit sets the segments the gate admits.
 func (s *serverSide) admit(set ranges.Set) {
 	s.mu.Lock()

@@ -166,3 +166,17 @@ func (r *Ring) Ranges() string {
 	}
 	return r.ss.admittedSet().String()
 }
+
+// segmentOf returns the segment of obj's key field.
+func (s *serverSide) segmentOf(obj client.Object) int {
+	if s.r.opts.Key == ShardByNamespace {
+		return ranges.Of(ranges.Hash(obj.GetNamespace()))
+	}
+	return ranges.Of(ranges.Hash(string(obj.GetUID())))
+}
+
+func (s *serverSide) admittedSet() ranges.Set {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.admitted
+}

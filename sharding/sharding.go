@@ -235,16 +235,6 @@ func (r *Ring) Checker(*http.Request) error {
 // NeedLeaderElection returns false: every replica is a shard.
 func (r *Ring) NeedLeaderElection() bool { return false }
 
-// kindOf returns the sharded kind of gk.
-func (r *Ring) kindOf(gk schema.GroupKind) (kind, bool) {
-	for _, k := range r.kinds {
-		if k.gvk.GroupKind() == gk {
-			return k, true
-		}
-	}
-	return kind{}, false
-}
-
 // watchMembers reads the ring's Leases into the view that the webhook and
 // Shards use, and kicks the sharder when the set of live shards changed.
 // It reads every RetryPeriod, and sooner: when the hold of a live shard
@@ -324,6 +314,3 @@ func equalShards(a, b []string) bool {
 	}
 	return true
 }
-
-// nowMillis formats t for the drain label.
-func nowMillis(t time.Time) string { return fmt.Sprint(t.UnixMilli()) }

@@ -30,26 +30,6 @@ type term struct {
 	confirmed map[string]struct{}
 }
 
-// newShardHolder returns a new holder of this replica's shard Lease, with
-// the process's holder identity: a rejoin with the same identity renews
-// the Lease at once if it still names this process.
-func (r *Ring) newShardHolder() (*lease.Holder, error) {
-	if r.ss != nil {
-		return r.ss.newHolder() // its writes carry the ranges annotation
-	}
-	return newHolder(r.c, r.opts, leaseName(r.opts.Ring, r.opts.Shard), r.holder,
-		map[string]string{RingLabel: r.opts.Ring, ShardNameLabel: r.opts.Shard})
-}
-
-// moveWindow is how long a judgment "shard S is gone" stays usable by the
-// sharder for moving S's objects without a drain: it re-reads S's Lease
-// once half of it passed, and every such move must reach the API server
-// within moveWindow of the read that judged S gone (the patch's context
-// ends then). A shard that rejoins after a loss waits moveWindow after it
-// re-acquired its Lease before it admits reconciles, so no move decided
-// while it was out can land while it reconciles. It is RenewDeadline.
-func (r *Ring) moveWindow() time.Duration { return r.opts.RenewDeadline }
-
 // Start runs the ring until ctx ends: it acquires the shard Lease, renews
 // it, reads the ring's Leases every RetryPeriod, campaigns for the
 // sharder, and admits reconciles from the acquisition on. When a renewal
@@ -248,19 +228,4 @@ func (r *Ring) close(wait bool) bool {
 		t.end()
 	}
 	return idle
-}
-
-// sleep waits d or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
