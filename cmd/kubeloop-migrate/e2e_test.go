@@ -131,6 +131,7 @@ var fixtures = []fixture{
 			"example.com/patterns/stagingdeps",
 			"example.com/patterns/typed",
 			"example.com/patterns/watchnamespaces",
+			"example.com/patterns/webhookserver",
 			"example.com/patterns/zapencoder",
 			"example.com/patterns/zaplog",
 		},
