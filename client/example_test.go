@@ -104,7 +104,7 @@ func ExampleMergeFrom() {
 	}
 	fmt.Println(cm.Data["mode"], cm.Data["keep"])
 	// Output:
-	// {"data":{"mode":"fast"},"metadata":{"resourceVersion":"1"}}
+	// {"data":{"mode":"fast"},"metadata":{"resourceVersion":"999"}}
 	// fast me
 }
 

@@ -5,7 +5,9 @@
 //     (String), the form of schema.GroupVersionKind's own String;
 //   - an object reads "namespace/name", or "name" when cluster-scoped (Key);
 //   - a failed operation reads "<verb> <kind> <object>: <cause>" (OpError),
-//     with the verb in lower case and the cause wrapped for errors.Is/As;
+//     with the verb in lower case and the cause wrapped for errors.Is/As,
+//     but for an error of the API server, returned as it is (it names
+//     the resource and the object itself);
 //   - a list kind names its items' kind without "List" (TrimList);
 //   - a nil object, or a typed nil, is refused before anything else (IsNil).
 package kinds
@@ -16,6 +18,7 @@ import (
 	"reflect"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -38,10 +41,18 @@ func Key(namespace, name string) string {
 }
 
 // OpError wraps err with the verb and the object it concerns:
-// "get v1, Kind=ConfigMap default/web: <err>". It returns nil for a nil err.
+// "get v1, Kind=ConfigMap default/web: <err>". It returns nil for a nil err,
+// and an error of the API server (an apierrors.APIStatus, such as the
+// NotFound a cache or a fake makes as the server would) as it is: its text
+// already names the resource and the object (`configmaps "web" not found`)
+// and is what controller-runtime returns, which operators copy into
+// conditions and events and their tests compare.
 func OpError(verb string, gvk schema.GroupVersionKind, namespace, name string, err error) error {
 	if err == nil {
 		return nil
+	}
+	if _, ok := err.(apierrors.APIStatus); ok {
+		return err
 	}
 	target := String(gvk)
 	if k := Key(namespace, name); k != "" {
