@@ -105,8 +105,12 @@ func (c *Client) resolve(verb string, obj runtime.Object, ns, name string) (sche
 		return gvk, fmt.Errorf("%s %T %s: %w", verb, obj, strings.Trim(ns+"/"+name, "/"), err)
 	}
 	// A namespace given for a cluster-scoped kind is ignored, in reads and
-	// writes alike, as the API server does.
-	return gvk, kinds.CheckKey(verb, gvk, c.namespaced(gvk, ns), ns, name)
+	// writes alike, as the API server does. A namespaced object without a
+	// namespace is kept under "" and found there, as controller-runtime's
+	// fake does (unit tests seed and read such objects); the live client
+	// refuses it (ErrNamespaceRequired), as the API server would.
+	namespaced := c.namespaced(gvk, ns) && ns != ""
+	return gvk, kinds.CheckKey(verb, gvk, namespaced, ns, name)
 }
 
 // keyFor returns the stored key, dropping the namespace of cluster-scoped

@@ -215,9 +215,10 @@ func TestScopeFromCRDs(t *testing.T) {
 	assert.Equal(t, "clusterwidgets", mapping.Resource.Resource)
 	assert.Equal(t, meta.RESTScopeNameRoot, mapping.Scope.Name())
 
-	// Thing is namespaced now: one without a namespace is refused.
-	err = c.Create(ctx, &Thing{ObjectMeta: metav1.ObjectMeta{Name: "t"}})
-	assert.ErrorIs(t, err, client.ErrNamespaceRequired)
+	// Thing is namespaced now: one without a namespace is kept under "",
+	// as controller-runtime's fake does.
+	require.NoError(t, c.Create(ctx, &Thing{ObjectMeta: metav1.ObjectMeta{Name: "t"}}))
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "t"}, &Thing{}))
 
 	var crds unstructured.UnstructuredList
 	crds.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinitionList"})
@@ -242,4 +243,38 @@ func TestBuildWithInterceptorsWatches(t *testing.T) {
 	require.NoError(t, c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "cm"}}))
 	ev := <-w.ResultChan()
 	assert.Equal(t, watch.Added, ev.Type)
+}
+
+// TestNamespacedWithoutNamespace: unit tests that seed and read namespaced
+// objects without a namespace work as on controller-runtime's fake: the
+// object is kept under "", found by a key without a namespace, listed,
+// updated and deleted. A namespace that is not a valid name is still
+// refused, and a missing name too.
+func TestNamespacedWithoutNamespace(t *testing.T) {
+	ctx := t.Context()
+	seeded := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "configmap"}, Data: map[string]string{"k": "v"}}
+	c, err := fake.NewClientBuilder().WithObjects(seeded).BuildClient()
+	require.NoError(t, err)
+
+	var got corev1.ConfigMap
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "configmap"}, &got))
+	assert.Equal(t, "v", got.Data["k"])
+	assert.Empty(t, got.Namespace)
+
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "test-volume"}}
+	require.NoError(t, c.Create(ctx, pvc))
+	got.Data["k"] = "w"
+	require.NoError(t, c.Update(ctx, &got))
+
+	var list corev1.ConfigMapList
+	require.NoError(t, c.List(ctx, &list))
+	require.Len(t, list.Items, 1)
+	assert.Equal(t, "w", list.Items[0].Data["k"])
+
+	require.NoError(t, c.Delete(ctx, pvc))
+	err = c.Get(ctx, client.ObjectKey{Name: "test-volume"}, &corev1.PersistentVolumeClaim{})
+	assert.True(t, apierrors.IsNotFound(err), "deleted: %v", err)
+
+	assert.ErrorIs(t, c.Get(ctx, client.ObjectKey{Namespace: "Not_Valid", Name: "x"}, &corev1.ConfigMap{}), client.ErrNamespaceInvalid)
+	assert.ErrorIs(t, c.Create(ctx, &corev1.ConfigMap{}), client.ErrNameRequired)
 }
