@@ -140,6 +140,7 @@ func (r *fileRewriter) rewriteFieldAssignments() {
 		rule, ok := vars[x.Name][sel.Sel.Name]
 		return rule, sel.Sel.Name, ok
 	}
+	r.dropStatements(ruleOf)
 	ast.Inspect(r.file, func(n ast.Node) bool {
 		if be, ok := n.(*ast.BinaryExpr); ok {
 			r.derefComparison(be, ruleOf)
@@ -175,6 +176,55 @@ func (r *fileRewriter) rewriteFieldAssignments() {
 		}
 		return e
 	})
+}
+
+// dropStatements removes, with the field's note, the statements that only
+// set a field the rules drop (kubeloop has no such option and needs none):
+// x.LeaderElectionResourceLock = v, and an if without else or init whose
+// condition calls nothing and whose body is only such an assignment (a
+// config loader's "if o.F == "" && cfg.F != "" { o.F = cfg.F }").
+func (r *fileRewriter) dropStatements(ruleOf func(ast.Expr) (fieldRule, string, bool)) {
+	dropped := func(st ast.Stmt) (fieldRule, string, bool) {
+		as, ok := st.(*ast.AssignStmt)
+		if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != 1 {
+			return fieldRule{}, "", false
+		}
+		rule, field, ok := ruleOf(as.Lhs[0])
+		return rule, field, ok && rule.drop && !hasCall(as.Rhs[0])
+	}
+	ast.Inspect(r.file, func(n ast.Node) bool {
+		blk, ok := n.(*ast.BlockStmt)
+		if !ok {
+			return true
+		}
+		keep := blk.List[:0]
+		for _, st := range blk.List {
+			rule, field, drop := dropped(st)
+			if ifs, ok := st.(*ast.IfStmt); ok && ifs.Init == nil && ifs.Else == nil && len(ifs.Body.List) == 1 && !hasCall(ifs.Cond) {
+				rule, field, drop = dropped(ifs.Body.List[0])
+			}
+			if !drop {
+				keep = append(keep, st)
+				continue
+			}
+			r.note(st, field+": "+rule.note)
+			r.rep.count(kindField, r.name)
+		}
+		blk.List = keep
+		return true
+	})
+}
+
+// hasCall reports whether e calls a function (and so may have effects).
+func hasCall(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if _, ok := n.(*ast.CallExpr); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // derefComparison turns x.Field == nil (or !=) into x.Field == 0 for a

@@ -641,11 +641,15 @@ import (
 )
 
 type leaderElection struct {
+	ResourceLock  string
 	LeaseDuration metav1.Duration
 	RetryPeriod   *time.Duration
 }
 
 func addLeaderElectionTo(o *manager.Options, cfg leaderElection) {
+	if o.LeaderElectionResourceLock == "" && cfg.ResourceLock != "" {
+		o.LeaderElectionResourceLock = cfg.ResourceLock
+	}
 	if o.LeaseDuration == nil && cfg.LeaseDuration.Duration != 0 {
 		o.LeaseDuration = &cfg.LeaseDuration.Duration
 	}
@@ -668,11 +672,14 @@ import (
 )
 
 type leaderElection struct {
+	ResourceLock  string
 	LeaseDuration metav1.Duration
 	RetryPeriod   *time.Duration
 }
 
 func addLeaderElectionTo(o *manager.Options, cfg leaderElection) {
+	// kubeloop-migrate: LeaderElectionResourceLock: dropped LeaderElectionResourceLock: kubeloop always uses a Lease
+
 	if o.LeaseDuration == 0 && cfg.LeaseDuration.Duration != 0 {
 		o.LeaseDuration = cfg.LeaseDuration.Duration
 	}
@@ -684,7 +691,7 @@ func addLeaderElectionTo(o *manager.Options, cfg leaderElection) {
 	_ = o.LeaseDuration + time.Second
 }
 `,
-			kinds: map[string]int{kindField: 7},
+			kinds: map[string]int{kindField: 8},
 		},
 		{
 			name: "webhook.DefaultServer literals are webhook.NewServer (kubernetes-sigs/jobset's expected manager options)",
