@@ -2,7 +2,7 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -count=1 -timeout 20m
 
-.PHONY: all test tools lint vet fmt-check demo demo-sharded demo-fleet bench bench-real bench-sharding bench-multicluster clean-tools
+.PHONY: all test tools lint vet fmt-check filecycles demo demo-sharded demo-fleet bench bench-real bench-sharding bench-multicluster clean-tools
 
 all: test
 
@@ -21,7 +21,12 @@ vet:
 	cd otel && $(GO) vet ./...
 	@if [ -f bench/go.mod ]; then cd bench && $(GO) vet ./...; fi
 
-lint: fmt-check vet
+## filecycles: fail when the files of a package call each other in a circle (hack/filecycles)
+filecycles:
+	@out="$$(cd hack/filecycles && $(GO) run . ../.. ./...)"; \
+	if [ -n "$$out" ]; then echo "files calling each other in a circle:"; echo "$$out"; exit 1; fi
+
+lint: fmt-check vet filecycles
 
 ## test: gofmt check, go vet, then every test under -race against a real control plane (the library and the otel adapter module)
 test: tools lint

@@ -113,31 +113,6 @@ func lastName(x ast.Expr) string {
 	return ""
 }
 
-// simple reports whether e can be evaluated twice without a difference:
-// a literal, an identifier or a selector of one.
-func simple(e ast.Expr) bool {
-	switch e := e.(type) {
-	case *ast.BasicLit, *ast.Ident:
-		return true
-	case *ast.SelectorExpr:
-		return simple(e.X)
-	}
-	return false
-}
-
-func cloneSimple(e ast.Expr) ast.Expr {
-	switch e := e.(type) {
-	case *ast.BasicLit:
-		c := *e
-		return &c
-	case *ast.Ident:
-		return &ast.Ident{NamePos: e.NamePos, Name: e.Name}
-	case *ast.SelectorExpr:
-		return &ast.SelectorExpr{X: cloneSimple(e.X), Sel: &ast.Ident{NamePos: e.Sel.NamePos, Name: e.Sel.Name}}
-	}
-	return e
-}
-
 // literalWithoutVerbs reports whether e is a string literal with no %,
 // usable as a format as it is.
 func literalWithoutVerbs(e ast.Expr) bool {

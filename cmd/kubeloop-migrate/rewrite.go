@@ -213,28 +213,3 @@ func (r *fileRewriter) noteMethods() {
 		return true
 	})
 }
-
-// localOf returns the file's local name for the import path p, or "".
-func (r *fileRewriter) localOf(p string) string {
-	for _, spec := range r.file.Imports {
-		if importPath(spec) == p {
-			return localName(spec)
-		}
-	}
-	return ""
-}
-
-// isCR reports whether e is name selected from the controller-runtime
-// import p (any of paths).
-func (r *fileRewriter) isCR(e ast.Expr, name string, paths ...string) bool {
-	local, n, ok := pkgSelector(e)
-	if !ok || n != name {
-		return false
-	}
-	for _, p := range paths {
-		if r.cr[local] == p {
-			return true
-		}
-	}
-	return false
-}

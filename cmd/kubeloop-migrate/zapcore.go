@@ -143,14 +143,3 @@ func takesEncoderConfig(ft *ast.FuncType, zapcore string) bool {
 	}
 	return false
 }
-
-// localOfCR returns the local name of the controller-runtime import p in
-// this file, or "".
-func (r *fileRewriter) localOfCR(p string) string {
-	for local, path := range r.cr {
-		if path == p && !strings.HasPrefix(local, "_") && local != "." {
-			return local
-		}
-	}
-	return ""
-}
