@@ -76,14 +76,23 @@ func newMetrics(reg prometheus.Registerer, ring string) (*metrics, error) {
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.shards, m.objects, m.moves, m.assignments, m.drain, m.leaseHeld, m.leading, m.sweep, m.losses, m.rejoins, m.rejoin} {
+	if err := register(reg, ring, m.shards, m.objects, m.moves, m.assignments, m.drain, m.leaseHeld, m.leading, m.sweep, m.losses, m.rejoins, m.rejoin); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// register registers the ring's collectors with reg; a collector already
+// there means a second ring on one registry (ErrOtherRing).
+func register(reg prometheus.Registerer, ring string, cs ...prometheus.Collector) error {
+	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if errors.As(err, &are) {
-				return nil, fmt.Errorf("%w: ring %q: sharding metrics are already registered (a manager runs one ring)", ErrOtherRing, ring)
+				return fmt.Errorf("%w: ring %q: sharding metrics are already registered (a manager runs one ring)", ErrOtherRing, ring)
 			}
-			return nil, fmt.Errorf("sharding: ring %q: register metrics: %w", ring, err)
+			return fmt.Errorf("sharding: ring %q: register metrics: %w", ring, err)
 		}
 	}
-	return m, nil
+	return nil
 }

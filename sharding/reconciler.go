@@ -109,14 +109,9 @@ func (g *gate) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.
 		return g.serverSide(ctx, t, req)
 	}
 
-	obj, err := r.c.Scheme().New(g.k.gvk)
+	cobj, reader, err := g.newTarget()
 	if err != nil {
-		return reconcile.Result{}, fmt.Errorf("sharding: ring %q: new %s: %w", r.opts.Ring, g.k.gvk.Kind, err)
-	}
-	cobj := obj.(client.Object)
-	reader := client.Reader(r.c)
-	if b := r.reader.Load(); b != nil {
-		reader = b.r
+		return reconcile.Result{}, err
 	}
 	hkey := g.k.gvk.Kind + "/" + req.String()
 	// Writes of the reconcile, and the handover, are fenced by this term's

@@ -58,14 +58,9 @@ func (s *serverSide) configureCache(co *cache.Options) error {
 // its own requeues bring requests).
 func (g *gate) serverSide(ctx context.Context, t *term, req reconcile.Request) (reconcile.Result, error) {
 	r, s := g.r, g.r.ss
-	obj, err := r.c.Scheme().New(g.k.gvk)
+	cobj, reader, err := g.newTarget()
 	if err != nil {
-		return reconcile.Result{}, fmt.Errorf("sharding: ring %q: new %s: %w", r.opts.Ring, g.k.gvk.Kind, err)
-	}
-	cobj := obj.(client.Object)
-	reader := client.Reader(r.c)
-	if b := r.reader.Load(); b != nil {
-		reader = b.r
+		return reconcile.Result{}, err
 	}
 	hkey := g.k.gvk.Kind + "/" + req.String()
 	seg := -1

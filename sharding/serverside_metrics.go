@@ -1,9 +1,6 @@
 package sharding
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -28,14 +25,8 @@ func newServerSideMetrics(reg prometheus.Registerer, ring string) (*serverSideMe
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.segments, m.moves} {
-		if err := reg.Register(c); err != nil {
-			var are prometheus.AlreadyRegisteredError
-			if errors.As(err, &are) {
-				return nil, fmt.Errorf("%w: ring %q: sharding metrics are already registered (a manager runs one ring)", ErrOtherRing, ring)
-			}
-			return nil, fmt.Errorf("sharding: ring %q: register metrics: %w", ring, err)
-		}
+	if err := register(reg, ring, m.segments, m.moves); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
