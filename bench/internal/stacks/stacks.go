@@ -6,7 +6,6 @@ package stacks
 
 import (
 	"context"
-	"log/slog"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -22,11 +21,6 @@ import (
 	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
-
-	"github.com/kubeloop/kubeloop/controller"
-	"github.com/kubeloop/kubeloop/controller/builder"
-	"github.com/kubeloop/kubeloop/manager"
-	"github.com/kubeloop/kubeloop/reconcile"
 )
 
 // Observe receives every ConfigMap a reconcile has read.
@@ -41,26 +35,7 @@ type Stack func(ctx context.Context, cfg *rest.Config, workers int, observe Obse
 var Stacks = map[string]Stack{
 	// kubeloop: manager + builder, defaults (cached client with deep copies).
 	"kubeloop": func(ctx context.Context, cfg *rest.Config, workers int, observe Observe) error {
-		mgr, err := manager.New(cfg, manager.Options{Logger: logr.FromSlogHandler(slog.DiscardHandler)})
-		if err != nil {
-			return err
-		}
-		c := mgr.GetClient()
-		err = builder.ControllerManagedBy(mgr).
-			For(&corev1.ConfigMap{}).
-			WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-			Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-				var cm corev1.ConfigMap
-				if err := c.Get(ctx, req.NamespacedName, &cm); err != nil {
-					return reconcile.Result{}, err
-				}
-				observe(&cm)
-				return reconcile.Result{}, nil
-			}))
-		if err != nil {
-			return err
-		}
-		return mgr.Start(ctx)
+		return tracedKubeloop(ctx, cfg, workers, observe, nil) // no Tracer: the manager's default
 	},
 	// controller-runtime: ctrl.NewManager + builder, defaults (priority
 	// queue, cached client with deep copies), metrics server off.

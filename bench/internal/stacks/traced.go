@@ -38,7 +38,9 @@ var Traced = map[string]Stack{
 	},
 }
 
-// tracedKubeloop is Stacks["kubeloop"] with tr as the manager's Tracer.
+// tracedKubeloop is the kubeloop stack (manager + builder, defaults:
+// cached client with deep copies) with tr as the manager's Tracer; nil is
+// Stacks["kubeloop"].
 func tracedKubeloop(ctx context.Context, cfg *rest.Config, workers int, observe Observe, tr trace.Tracer) error {
 	mgr, err := manager.New(cfg, manager.Options{Logger: logr.FromSlogHandler(slog.DiscardHandler), Tracer: tr})
 	if err != nil {
