@@ -15,10 +15,11 @@ fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-## vet: go vet the library, the otel adapter module and the benchmark module
+## vet: go vet the library, the otel adapter module, the zap-typed log/zap/zapraw module and the benchmark module
 vet:
 	$(GO) vet ./...
 	cd otel && $(GO) vet ./...
+	cd log/zap/zapraw && $(GO) vet ./...
 	@if [ -f bench/go.mod ]; then cd bench && $(GO) vet ./...; fi
 
 ## filecycles: fail when the files of a package call each other in a circle (hack/filecycles)
@@ -28,10 +29,11 @@ filecycles:
 
 lint: fmt-check vet filecycles
 
-## test: gofmt check, go vet, then every test under -race against a real control plane (the library and the otel adapter module)
+## test: gofmt check, go vet, then every test under -race against a real control plane (the library, the otel adapter module and the log/zap/zapraw module)
 test: tools lint
 	$(GO) test $(GOFLAGS_TEST) ./...
 	cd otel && $(GO) test $(GOFLAGS_TEST) ./...
+	cd log/zap/zapraw && $(GO) test $(GOFLAGS_TEST) ./...
 
 ## demo: the example App operator against a local control plane it starts itself
 demo: tools
