@@ -12,6 +12,8 @@ import (
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
+	"github.com/kubeloop/kubeloop/client/fake/internal/objmap"
+	"github.com/kubeloop/kubeloop/client/fake/internal/scope"
 	"github.com/kubeloop/kubeloop/client/interceptor"
 )
 
@@ -173,7 +175,7 @@ func failing(s *runtime.Scheme, err error) client.WithWatch {
 		s = runtime.NewScheme()
 		_ = clientgoscheme.AddToScheme(s)
 	}
-	return interceptor.NewClient(newClient(s, nil, nil), interceptor.Funcs{
+	return interceptor.NewClient(newClient(s, scope.New(s, nil, nil)), interceptor.Funcs{
 		Get: func(context.Context, client.Client, client.ObjectKey, client.Object, ...client.GetOption) error {
 			return err
 		},
@@ -220,24 +222,19 @@ func (b *ClientBuilder) build() (*Client, error) {
 			return nil, fmt.Errorf("fake: build scheme: %w", err)
 		}
 	}
-	c := newClient(s, b.mapper, nil)
-	crds, err := b.crdMapper(c)
+	crds, err := b.crdMapper(s)
 	if err != nil {
 		return nil, err
 	}
-	if crds != nil {
-		c = newClient(s, b.mapper, crds)
-	}
+	c := newClient(s, scope.New(s, b.mapper, crds))
 	c.keepManaged = b.keepManaged
-	c.status = defaultStatusKinds(s)
-	c.noGeneration = untrackedGenerationKinds(s)
 	if b.statusSet {
 		for _, obj := range b.status {
 			gvk, err := apiutil.GVKForObject(obj, s)
 			if err != nil {
 				return nil, fmt.Errorf("fake: WithStatusSubresource: %w", err)
 			}
-			c.status[gvk.GroupKind()] = true
+			c.kinds.AddStatus(gvk.GroupKind())
 		}
 	}
 	for _, ix := range b.indexes {
@@ -257,4 +254,34 @@ func (b *ClientBuilder) build() (*Client, error) {
 		}
 	}
 	return c, nil
+}
+
+// crdMapper maps the kinds that the CustomResourceDefinitions among the
+// objects define (see scope.AddCRD); objects of other kinds are skipped.
+// It returns nil when there is no definition.
+func (b *ClientBuilder) crdMapper(s *runtime.Scheme) (meta.RESTMapper, error) {
+	var m *meta.DefaultRESTMapper
+	for _, obj := range b.objects {
+		if isNil(obj) {
+			continue // add reports it
+		}
+		gvk, err := apiutil.GVKForObject(obj, s)
+		if err != nil || gvk.GroupKind() != scope.CRDGroupKind {
+			continue
+		}
+		u, err := objmap.ToMap(obj, gvk)
+		if err == nil {
+			if m == nil {
+				m = meta.NewDefaultRESTMapper(nil)
+			}
+			err = scope.AddCRD(m, u)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("fake: WithObjects: %w", opError("add", gvk, "", obj.GetName(), err))
+		}
+	}
+	if m == nil {
+		return nil, nil
+	}
+	return m, nil
 }

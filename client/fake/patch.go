@@ -4,32 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
-	"sort"
-	"strings"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/client/fake/internal/fieldowner"
+	"github.com/kubeloop/kubeloop/client/fake/internal/objmap"
 )
-
-// decodeJSON decodes an object as the API server stores it (integers as
-// int64).
-func decodeJSON(data []byte) (map[string]any, error) {
-	var u unstructured.Unstructured
-	if err := u.UnmarshalJSON(data); err != nil {
-		return nil, err
-	}
-	return u.Object, nil
-}
 
 // Patch applies patch to the stored object like the API server: JSON
 // patch, merge patch, strategic merge patch (built-in kinds only) and apply
@@ -63,7 +49,7 @@ func (c *Client) Patch(_ context.Context, obj client.Object, patch client.Patch,
 	if err != nil {
 		return opError("patch", gvk, ns, name, err)
 	}
-	return opError("patch", gvk, ns, name, c.fromMap(result, obj, gvk))
+	return opError("patch", gvk, ns, name, objmap.Into(result, obj, gvk))
 }
 
 func checkPatchOptions(pt types.PatchType, o *client.PatchOptions) error {
@@ -80,60 +66,13 @@ func checkPatchOptions(pt types.PatchType, o *client.PatchOptions) error {
 func (c *Client) patch(gvk schema.GroupVersionKind, key client.ObjectKey, pt types.PatchType, data []byte, mode updateMode, dryRun bool, manager string) (map[string]any, error) {
 	old := c.stored(gvk.GroupKind(), key)
 	if old == nil {
-		return nil, notFound(c.groupResource(gvk), key.Name)
+		return nil, notFound(c.kinds.GroupResource(gvk), key.Name)
 	}
-	oldJSON, err := json.Marshal(old)
+	next, err := objmap.Patch(old, pt, data, c.kinds.BuiltIn(gvk))
 	if err != nil {
 		return nil, err
-	}
-	var out []byte
-	if pt == types.StrategicMergePatchType {
-		typed, ok := c.builtInType(gvk)
-		if !ok {
-			return nil, unsupportedPatch(pt)
-		}
-		if out, err = strategicpatch.StrategicMergePatch(oldJSON, data, typed); err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
-		}
-	} else if out, err = applyJSONPatch(pt, oldJSON, data); err != nil {
-		return nil, err
-	}
-	next, err := decodeJSON(out)
-	if err != nil {
-		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	return c.update(gvk, key, next, mode, dryRun, manager)
-}
-
-// applyJSONPatch applies a JSON patch or a merge patch to doc.
-func applyJSONPatch(pt types.PatchType, doc, data []byte) ([]byte, error) {
-	switch pt {
-	case types.JSONPatchType:
-		p, err := jsonpatch.DecodePatch(data)
-		if err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
-		}
-		out, err := p.Apply(doc)
-		if err != nil {
-			return nil, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 422,
-				Reason: metav1.StatusReasonInvalid, Message: err.Error()}}
-		}
-		return out, nil
-	case types.MergePatchType:
-		out, err := jsonpatch.MergePatch(doc, data)
-		if err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
-		}
-		return out, nil
-	}
-	return nil, unsupportedPatch(pt)
-}
-
-func unsupportedPatch(pt types.PatchType) error {
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status: metav1.StatusFailure, Code: 415, Reason: metav1.StatusReasonUnsupportedMediaType,
-		Message: fmt.Sprintf("the body of the request was in an unknown format - patch type %s is not supported for this kind", pt),
-	}}
 }
 
 // Apply is a simplified server-side apply: each field path (maps walked,
@@ -151,7 +90,7 @@ func (c *Client) Apply(_ context.Context, obj runtime.ApplyConfiguration, opts .
 	if o.FieldManager == "" {
 		return opError("apply", at.GVK, at.Namespace, at.Name, fmt.Errorf("a field owner is required (client.FieldOwner or Options.FieldOwner)"))
 	}
-	if at.Namespace == "" && c.namespaced(at.GVK, "") {
+	if at.Namespace == "" && c.kinds.Namespaced(at.GVK, "") {
 		return opError("apply", at.GVK, at.Namespace, at.Name, client.ErrNamespaceRequired)
 	}
 	c.mu.Lock()
@@ -168,123 +107,41 @@ func (c *Client) Apply(_ context.Context, obj runtime.ApplyConfiguration, opts .
 }
 
 // applyData applies an apply configuration (JSON or YAML) to the object,
-// or with status to its status subresource. Field ownership is kept apart
-// for the two, as the API server keeps managedFields per subresource: an
-// apply of one never drops the fields a manager applied to the other.
-// Caller holds mu.
+// or with status to its status subresource (see fieldowner). The object
+// is created when missing, unless status. Caller holds mu.
 func (c *Client) applyData(gvk schema.GroupVersionKind, data []byte, manager string, force, dryRun, status bool) (map[string]any, error) {
 	jsonData, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	cfg, err := decodeJSON(jsonData)
+	cfg, err := objmap.DecodeJSON(jsonData)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	cu := metaOf(cfg)
+	cu := objmap.Meta(cfg)
 	key := c.keyFor(gvk, cu.GetNamespace(), cu.GetName())
-	// inScope tells the field paths this apply manages.
-	inScope := func(string) bool { return true }
-	mode := modeMain
-	switch {
-	case status:
-		inScope = isStatusPath
-		mode = modeStatus
-		cfg = map[string]any{"metadata": cfg["metadata"], "status": cfg["status"]}
-	case c.hasStatus(gvk.GroupKind()):
-		inScope = func(p string) bool { return !isStatusPath(p) }
-		delete(cfg, "status")
-	}
 	old := c.stored(gvk.GroupKind(), key)
-	if old == nil {
-		if status {
-			return nil, notFound(c.groupResource(gvk), key.Name)
-		}
-		return c.create(gvk, &unstructured.Unstructured{Object: cfg}, dryRun, manager)
+	if old == nil && status {
+		return nil, notFound(c.kinds.GroupResource(gvk), key.Name)
 	}
 	id := objectID{gk: gvk.GroupKind(), key: key}
-	owners := c.owners[id]
-	want := leaves(cfg)
+	req := fieldowner.Request{Manager: manager, Force: force, Status: status, StatusSubresource: c.kinds.HasStatus(gvk.GroupKind())}
+	merged, commit, err := c.owners.Apply(id, old, cfg, req)
+	if err != nil {
+		return nil, err
+	}
+	if old == nil {
+		return c.create(gvk, &unstructured.Unstructured{Object: merged}, dryRun, manager)
+	}
+	mode := modeMain
 	if status {
-		for p := range want {
-			if !isStatusPath(p) {
-				delete(want, p) // a status apply ignores metadata, like the server
-			}
-		}
+		mode = modeStatus
 	}
-	have := leaves(old)
-	var causes []metav1.StatusCause
-	for p, v := range want {
-		if o := owners[p]; o != "" && o != manager && !reflect.DeepEqual(have[p], v) {
-			causes = append(causes, metav1.StatusCause{Type: metav1.CauseTypeFieldManagerConflict,
-				Message: fmt.Sprintf("conflict with %q", o), Field: dotted(p)})
-		}
-	}
-	if len(causes) > 0 && !force {
-		sort.Slice(causes, func(i, j int) bool { return causes[i].Field < causes[j].Field })
-		msg := fmt.Sprintf("Apply failed with 1 conflict: %s: %s", causes[0].Message, causes[0].Field)
-		if len(causes) > 1 {
-			lines := make([]string, len(causes))
-			for i, cause := range causes {
-				lines[i] = cause.Message + ": " + cause.Field
-			}
-			msg = fmt.Sprintf("Apply failed with %d conflicts: %s", len(causes), strings.Join(lines, "; "))
-		}
-		return nil, apierrors.NewApplyConflict(causes, msg)
-	}
-	merged := deepCopy(old)
-	for p, v := range want {
-		setPath(merged, p, deepCopyValue(v))
-	}
-	var dropped []string
-	for p, o := range owners {
-		if _, still := want[p]; o == manager && !still && inScope(p) {
-			unsetPath(merged, p)
-			dropped = append(dropped, p)
-		}
-	}
-	metaOf(merged).SetResourceVersion(cu.GetResourceVersion())
+	objmap.Meta(merged).SetResourceVersion(cu.GetResourceVersion())
 	result, err := c.update(gvk, key, merged, mode, dryRun, manager)
 	if err != nil || dryRun {
 		return result, err
 	}
-	if c.owners[id] == nil {
-		c.owners[id] = map[string]string{}
-	}
-	for p := range want {
-		c.owners[id][p] = manager
-	}
-	for _, p := range dropped {
-		delete(c.owners[id], p)
-	}
+	commit()
 	return result, nil
-}
-
-func isStatusPath(p string) bool { return p == "status" || strings.HasPrefix(p, "status"+sep) }
-
-func dotted(p string) string { return "." + strings.ReplaceAll(p, sep, ".") }
-
-func setPath(m map[string]any, p string, v any) {
-	parts := strings.Split(p, sep)
-	for _, k := range parts[:len(parts)-1] {
-		next, ok := m[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[k] = next
-		}
-		m = next
-	}
-	m[parts[len(parts)-1]] = v
-}
-
-func unsetPath(m map[string]any, p string) {
-	parts := strings.Split(p, sep)
-	for _, k := range parts[:len(parts)-1] {
-		next, ok := m[k].(map[string]any)
-		if !ok {
-			return
-		}
-		m = next
-	}
-	delete(m, parts[len(parts)-1])
 }

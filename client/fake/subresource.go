@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/client/fake/internal/objmap"
 )
 
 // Status returns a writer for the status subresource. Kinds without one
@@ -36,7 +37,7 @@ type subResourceClient struct {
 func (s *subResourceClient) verb(v string) string { return v + " " + s.name + " of" }
 
 func (s *subResourceClient) notFound(gvk schema.GroupVersionKind, name string) error {
-	gr := s.c.groupResource(gvk)
+	gr := s.c.kinds.GroupResource(gvk)
 	gr.Resource += "/" + s.name
 	return notFound(gr, name)
 }
@@ -51,11 +52,11 @@ func (s *subResourceClient) Get(_ context.Context, obj, sub client.Object, _ ...
 	defer s.c.mu.Unlock()
 	m := s.c.stored(gvk.GroupKind(), s.c.keyFor(gvk, obj.GetNamespace(), obj.GetName()))
 	if m == nil {
-		return opError(verb, gvk, obj.GetNamespace(), obj.GetName(), notFound(s.c.groupResource(gvk), obj.GetName()))
+		return opError(verb, gvk, obj.GetNamespace(), obj.GetName(), notFound(s.c.kinds.GroupResource(gvk), obj.GetName()))
 	}
 	switch {
-	case s.name == "status" && s.c.hasStatus(gvk.GroupKind()):
-		return opError(verb, gvk, obj.GetNamespace(), obj.GetName(), s.c.fromMap(m, sub, gvk))
+	case s.name == "status" && s.c.kinds.HasStatus(gvk.GroupKind()):
+		return opError(verb, gvk, obj.GetNamespace(), obj.GetName(), objmap.Into(m, sub, gvk))
 	case s.name == "scale":
 		scale, ok := sub.(*autoscalingv1.Scale)
 		if !ok {
@@ -68,7 +69,7 @@ func (s *subResourceClient) Get(_ context.Context, obj, sub client.Object, _ ...
 }
 
 func scaleOf(m map[string]any) autoscalingv1.Scale {
-	u := metaOf(m)
+	u := objmap.Meta(m)
 	spec, _, _ := unstructured.NestedInt64(m, "spec", "replicas")
 	status, _, _ := unstructured.NestedInt64(m, "status", "replicas")
 	sel := ""
@@ -114,12 +115,12 @@ func (s *subResourceClient) Update(_ context.Context, obj client.Object, opts ..
 	defer s.c.mu.Unlock()
 	key := s.c.keyFor(gvk, ns, name)
 	switch {
-	case s.name == "status" && s.c.hasStatus(gvk.GroupKind()):
+	case s.name == "status" && s.c.kinds.HasStatus(gvk.GroupKind()):
 		body := client.Object(obj)
 		if o.SubResourceBody != nil {
 			body = o.SubResourceBody
 		}
-		next, err := s.c.toMap(body, gvk)
+		next, err := objmap.ToMap(body, gvk)
 		if err != nil {
 			return opError(verb, gvk, ns, name, err)
 		}
@@ -130,7 +131,7 @@ func (s *subResourceClient) Update(_ context.Context, obj client.Object, opts ..
 		if err != nil {
 			return opError(verb, gvk, ns, name, err)
 		}
-		return opError(verb, gvk, ns, name, s.c.fromMap(m, body, gvk))
+		return opError(verb, gvk, ns, name, objmap.Into(m, body, gvk))
 	case s.name == "scale":
 		scale, ok := o.SubResourceBody.(*autoscalingv1.Scale)
 		if !ok {
@@ -145,13 +146,13 @@ func (s *subResourceClient) Update(_ context.Context, obj client.Object, opts ..
 func (s *subResourceClient) scale(gvk schema.GroupVersionKind, key client.ObjectKey, scale *autoscalingv1.Scale, dryRun bool, manager string) error {
 	old := s.c.stored(gvk.GroupKind(), key)
 	if old == nil {
-		return notFound(s.c.groupResource(gvk), key.Name)
+		return notFound(s.c.kinds.GroupResource(gvk), key.Name)
 	}
-	next := deepCopy(old)
+	next := objmap.DeepCopy(old)
 	if err := unstructured.SetNestedField(next, int64(scale.Spec.Replicas), "spec", "replicas"); err != nil {
 		return err
 	}
-	metaOf(next).SetResourceVersion(scale.ResourceVersion)
+	objmap.Meta(next).SetResourceVersion(scale.ResourceVersion)
 	m, err := s.c.update(gvk, key, next, modeMain, dryRun, manager)
 	if err != nil {
 		return err
@@ -187,7 +188,7 @@ func (s *subResourceClient) Patch(_ context.Context, obj client.Object, patch cl
 	key := s.c.keyFor(gvk, ns, name)
 	dryRun := len(o.DryRun) > 0
 	switch {
-	case s.name == "status" && s.c.hasStatus(gvk.GroupKind()):
+	case s.name == "status" && s.c.kinds.HasStatus(gvk.GroupKind()):
 		if patch.Type() == types.ApplyPatchType {
 			return opError(verb, gvk, ns, name, fmt.Errorf("apply patches of the status subresource: %w by the fake client", client.ErrNotSupported))
 		}
@@ -195,15 +196,15 @@ func (s *subResourceClient) Patch(_ context.Context, obj client.Object, patch cl
 		if err != nil {
 			return opError(verb, gvk, ns, name, err)
 		}
-		return opError(verb, gvk, ns, name, s.c.fromMap(m, body, gvk))
+		return opError(verb, gvk, ns, name, objmap.Into(m, body, gvk))
 	case s.name == "scale":
 		old := s.c.stored(gvk.GroupKind(), key)
 		if old == nil {
-			return opError(verb, gvk, ns, name, notFound(s.c.groupResource(gvk), name))
+			return opError(verb, gvk, ns, name, notFound(s.c.kinds.GroupResource(gvk), name))
 		}
 		cur := scaleOf(old)
 		curJSON, _ := json.Marshal(&cur)
-		out, err := applyJSONPatch(patch.Type(), curJSON, data)
+		out, err := objmap.PatchJSON(patch.Type(), curJSON, data)
 		if err != nil {
 			return opError(verb, gvk, ns, name, err)
 		}

@@ -25,13 +25,13 @@ func (s *subResourceClient) Apply(_ context.Context, obj runtime.ApplyConfigurat
 	if o.FieldManager == "" {
 		return opError(verb, at.GVK, at.Namespace, at.Name, fmt.Errorf("a field owner is required (client.FieldOwner or Options.FieldOwner)"))
 	}
-	if at.Namespace == "" && s.c.namespaced(at.GVK, "") {
+	if at.Namespace == "" && s.c.kinds.Namespaced(at.GVK, "") {
 		return opError(verb, at.GVK, at.Namespace, at.Name, client.ErrNamespaceRequired)
 	}
 	switch {
 	case s.name == "scale":
 		return opError(verb, at.GVK, at.Namespace, at.Name, fmt.Errorf("apply of the scale subresource: %w by the fake client", client.ErrNotSupported))
-	case s.name != "status" || !s.c.hasStatus(at.GVK.GroupKind()):
+	case s.name != "status" || !s.c.kinds.HasStatus(at.GVK.GroupKind()):
 		return opError(verb, at.GVK, at.Namespace, at.Name, s.notFound(at.GVK, at.Name))
 	}
 	s.c.mu.Lock()

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/client/fake/internal/objmap"
 )
 
 // defaultManager is the field manager of writes that name none.
@@ -34,7 +35,7 @@ func (c *Client) add(obj client.Object) error {
 	if err != nil {
 		return fmt.Errorf("fake: WithObjects: %w", err)
 	}
-	m, err := c.toMap(obj, gvk)
+	m, err := objmap.ToMap(obj, gvk)
 	if err != nil {
 		return fmt.Errorf("fake: WithObjects: %w", opError("add", gvk, obj.GetNamespace(), obj.GetName(), err))
 	}
@@ -42,11 +43,11 @@ func (c *Client) add(obj client.Object) error {
 	if c.stored(gvk.GroupKind(), key) != nil {
 		return fmt.Errorf("fake: WithObjects: %w", opError("add", gvk, key.Namespace, key.Name, errors.New("added twice")))
 	}
-	u := metaOf(m)
+	u := objmap.Meta(m)
 	if key.Namespace == "" {
 		u.SetNamespace("") // cluster-scoped: the server drops it
 	}
-	rv, ok := parseRV(u.GetResourceVersion())
+	rv, ok := objmap.ParseRV(u.GetResourceVersion())
 	if !ok {
 		rv = seededRV
 		u.SetResourceVersion(strconv.FormatUint(rv, 10))
@@ -55,26 +56,6 @@ func (c *Client) add(obj client.Object) error {
 	c.rv = max(c.rv, rv)
 	c.put(gvk.GroupKind(), key, m)
 	return nil
-}
-
-// put stores m under key and tells the watchers (watch.go).
-func (c *Client) put(gk schema.GroupKind, key client.ObjectKey, m map[string]any) {
-	if c.objects[gk] == nil {
-		c.objects[gk] = map[client.ObjectKey]map[string]any{}
-	}
-	old := c.objects[gk][key]
-	c.objects[gk][key] = m
-	c.notify(gk, key, old, m)
-}
-
-// remove deletes key and tells the watchers.
-func (c *Client) remove(gk schema.GroupKind, key client.ObjectKey) {
-	old := c.objects[gk][key]
-	delete(c.objects[gk], key)
-	delete(c.owners, objectID{gk: gk, key: key})
-	if old != nil {
-		c.notify(gk, key, old, nil)
-	}
 }
 
 // Create stores obj with a new UID, creationTimestamp and resourceVersion
@@ -98,7 +79,7 @@ func (c *Client) Create(_ context.Context, obj client.Object, opts ...client.Cre
 	if err != nil {
 		return opError("create", gvk, obj.GetNamespace(), name, err)
 	}
-	return opError("create", gvk, obj.GetNamespace(), name, c.fromMap(m, obj, gvk))
+	return opError("create", gvk, obj.GetNamespace(), name, objmap.Into(m, obj, gvk))
 }
 
 // create is Create under mu, returning the stored map.
@@ -106,33 +87,33 @@ func (c *Client) create(gvk schema.GroupVersionKind, obj client.Object, dryRun b
 	if obj.GetResourceVersion() != "" {
 		return nil, apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
 	}
-	m, err := c.toMap(obj, gvk)
+	m, err := objmap.ToMap(obj, gvk)
 	if err != nil {
 		return nil, err
 	}
-	u := metaOf(m)
+	u := objmap.Meta(m)
 	if u.GetName() == "" {
 		u.SetName(generateName(u.GetGenerateName()))
 	}
 	key := c.keyFor(gvk, u.GetNamespace(), u.GetName())
-	if !c.namespaced(gvk, key.Namespace) {
+	if !c.kinds.Namespaced(gvk, key.Namespace) {
 		u.SetNamespace("")
 	}
 	if c.stored(gvk.GroupKind(), key) != nil {
-		return nil, apierrors.NewAlreadyExists(c.groupResource(gvk), key.Name)
+		return nil, apierrors.NewAlreadyExists(c.kinds.GroupResource(gvk), key.Name)
 	}
 	u.SetUID(uuid.NewUUID())
 	u.SetCreationTimestamp(metav1.NewTime(time.Now().Truncate(time.Second)))
 	u.SetDeletionTimestamp(nil)
 	u.SetDeletionGracePeriodSeconds(nil)
 	u.SetGeneration(0)
-	if !c.noGeneration[gvk.GroupKind()] {
+	if c.kinds.Generation(gvk.GroupKind()) {
 		u.SetGeneration(1)
 	}
 	if !c.keepManaged {
 		u.SetManagedFields(nil)
 	}
-	if c.hasStatus(gvk.GroupKind()) {
+	if c.kinds.HasStatus(gvk.GroupKind()) {
 		delete(m, "status")
 	}
 	if dryRun {
@@ -140,7 +121,7 @@ func (c *Client) create(gvk schema.GroupVersionKind, obj client.Object, dryRun b
 	}
 	u.SetResourceVersion(c.nextRV())
 	c.put(gvk.GroupKind(), key, m)
-	c.own(objectID{gk: gvk.GroupKind(), key: key}, nil, m, manager)
+	c.owners.Wrote(objectID{gk: gvk.GroupKind(), key: key}, nil, m, manager)
 	return m, nil
 }
 
@@ -157,7 +138,7 @@ func (c *Client) Update(_ context.Context, obj client.Object, opts ...client.Upd
 	o := (&client.UpdateOptions{}).ApplyOptions(opts)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	next, err := c.toMap(obj, gvk)
+	next, err := objmap.ToMap(obj, gvk)
 	if err != nil {
 		return opError("update", gvk, obj.GetNamespace(), obj.GetName(), err)
 	}
@@ -168,20 +149,20 @@ func (c *Client) Update(_ context.Context, obj client.Object, opts ...client.Upd
 	if err != nil {
 		return opError("update", gvk, obj.GetNamespace(), obj.GetName(), err)
 	}
-	return opError("update", gvk, obj.GetNamespace(), obj.GetName(), c.fromMap(m, obj, gvk))
+	return opError("update", gvk, obj.GetNamespace(), obj.GetName(), objmap.Into(m, obj, gvk))
 }
 
 // checkUnconditional refuses an update without resourceVersion for custom
 // resources, which (unlike most built-in kinds) do not allow
 // unconditional updates.
 func (c *Client) checkUnconditional(gvk schema.GroupVersionKind, next map[string]any) error {
-	if metaOf(next).GetResourceVersion() != "" {
+	if objmap.Meta(next).GetResourceVersion() != "" {
 		return nil
 	}
-	if _, builtIn := c.builtInType(gvk); builtIn {
+	if c.kinds.BuiltIn(gvk) != nil {
 		return nil
 	}
-	return apierrors.NewInvalid(gvk.GroupKind(), metaOf(next).GetName(), field.ErrorList{
+	return apierrors.NewInvalid(gvk.GroupKind(), objmap.Meta(next).GetName(), field.ErrorList{
 		field.Invalid(field.NewPath("metadata", "resourceVersion"), "", "must be specified for an update")})
 }
 
@@ -198,22 +179,22 @@ var systemFields = []string{"uid", "creationTimestamp", "deletionTimestamp", "de
 // update replaces the stored object at key with next under the API
 // server's rules. Caller holds mu.
 func (c *Client) update(gvk schema.GroupVersionKind, key client.ObjectKey, next map[string]any, mode updateMode, dryRun bool, manager string) (map[string]any, error) {
-	gr := c.groupResource(gvk)
+	gr := c.kinds.GroupResource(gvk)
 	old := c.stored(gvk.GroupKind(), key)
 	if old == nil {
 		return nil, notFound(gr, key.Name)
 	}
-	oldMeta := metaOf(old)
-	if rv := metaOf(next).GetResourceVersion(); rv != "" && rv != oldMeta.GetResourceVersion() {
+	oldMeta := objmap.Meta(old)
+	if rv := objmap.Meta(next).GetResourceVersion(); rv != "" && rv != oldMeta.GetResourceVersion() {
 		return nil, apierrors.NewConflict(gr, key.Name, errors.New("the object has been modified; please apply your changes to the latest version and try again"))
 	}
 	var merged map[string]any
 	switch mode {
 	case modeStatus:
-		merged = deepCopy(old)
-		setOrDelete(merged, "status", next["status"])
+		merged = objmap.DeepCopy(old)
+		objmap.SetOrDelete(merged, "status", next["status"])
 	default:
-		merged = deepCopy(next)
+		merged = objmap.DeepCopy(next)
 		mergedMD, _ := merged["metadata"].(map[string]any)
 		if mergedMD == nil {
 			mergedMD = map[string]any{}
@@ -221,14 +202,14 @@ func (c *Client) update(gvk schema.GroupVersionKind, key client.ObjectKey, next 
 		}
 		oldMD, _ := old["metadata"].(map[string]any)
 		for _, f := range systemFields {
-			setOrDelete(mergedMD, f, deepCopyValue(oldMD[f]))
+			objmap.SetOrDelete(mergedMD, f, objmap.DeepCopyValue(oldMD[f]))
 		}
-		if c.hasStatus(gvk.GroupKind()) {
-			setOrDelete(merged, "status", deepCopyValue(old["status"]))
+		if c.kinds.HasStatus(gvk.GroupKind()) {
+			objmap.SetOrDelete(merged, "status", objmap.DeepCopyValue(old["status"]))
 		}
 	}
 	merged["apiVersion"], merged["kind"] = old["apiVersion"], old["kind"]
-	mu := metaOf(merged)
+	mu := objmap.Meta(merged)
 	mu.SetResourceVersion(oldMeta.GetResourceVersion())
 	if oldMeta.GetDeletionTimestamp() != nil {
 		if added := newItems(oldMeta.GetFinalizers(), mu.GetFinalizers()); len(added) > 0 {
@@ -239,7 +220,7 @@ func (c *Client) update(gvk schema.GroupVersionKind, key client.ObjectKey, next 
 	if reflect.DeepEqual(merged, old) {
 		return old, nil // no change: the API server keeps the resourceVersion
 	}
-	if mode == modeMain && !c.noGeneration[gvk.GroupKind()] && specChanged(old, merged) {
+	if mode == modeMain && c.kinds.Generation(gvk.GroupKind()) && specChanged(old, merged) {
 		mu.SetGeneration(oldMeta.GetGeneration() + 1)
 	}
 	if dryRun {
@@ -252,7 +233,7 @@ func (c *Client) update(gvk schema.GroupVersionKind, key client.ObjectKey, next 
 		return merged, nil
 	}
 	c.put(gvk.GroupKind(), key, merged)
-	c.own(id, old, merged, manager)
+	c.owners.Wrote(id, old, merged, manager)
 	return merged, nil
 }
 
@@ -284,14 +265,6 @@ func newItems(old, cur []string) []string {
 	return out
 }
 
-func setOrDelete(m map[string]any, k string, v any) {
-	if v == nil {
-		delete(m, k)
-		return
-	}
-	m[k] = v
-}
-
 // Delete deletes obj, or only marks it with a deletionTimestamp while it
 // has finalizers.
 func (c *Client) Delete(_ context.Context, obj client.Object, opts ...client.DeleteOption) error {
@@ -307,12 +280,12 @@ func (c *Client) Delete(_ context.Context, obj client.Object, opts ...client.Del
 
 // delete is Delete under mu.
 func (c *Client) delete(gvk schema.GroupVersionKind, key client.ObjectKey, o *client.DeleteOptions) error {
-	gr := c.groupResource(gvk)
+	gr := c.kinds.GroupResource(gvk)
 	m := c.stored(gvk.GroupKind(), key)
 	if m == nil {
 		return notFound(gr, key.Name)
 	}
-	u := metaOf(m)
+	u := objmap.Meta(m)
 	if p := o.Preconditions; p != nil {
 		if p.UID != nil && *p.UID != u.GetUID() {
 			return apierrors.NewConflict(gr, key.Name, fmt.Errorf("precondition failed: UID in precondition: %s, UID in object meta: %s", *p.UID, u.GetUID()))
@@ -329,8 +302,8 @@ func (c *Client) delete(gvk schema.GroupVersionKind, key client.ObjectKey, o *cl
 		return nil
 	}
 	if u.GetDeletionTimestamp() == nil {
-		next := deepCopy(m)
-		nu := metaOf(next)
+		next := objmap.DeepCopy(m)
+		nu := objmap.Meta(next)
 		now := metav1.NewTime(time.Now().Truncate(time.Second))
 		var zero int64
 		nu.SetDeletionTimestamp(&now)
@@ -355,10 +328,10 @@ func (c *Client) DeleteAllOf(_ context.Context, obj client.Object, opts ...clien
 	if err := o.CheckScope(); err != nil {
 		return opError("delete all of", gvk, o.Namespace, "", err)
 	}
-	if o.Namespace == "" && c.namespaced(gvk, "") {
+	if o.Namespace == "" && c.kinds.Namespaced(gvk, "") {
 		// The API server serves no cluster-wide delete collection of a
 		// namespaced kind.
-		return opError("delete all of", gvk, "", "", apierrors.NewMethodNotSupported(c.groupResource(gvk), "deletecollection"))
+		return opError("delete all of", gvk, "", "", apierrors.NewMethodNotSupported(c.kinds.GroupResource(gvk), "deletecollection"))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -1,0 +1,105 @@
+package fanout
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// History is how many changes a Hub keeps for watches that start at a
+// resourceVersion (a List's, typically).
+const History = 1024
+
+// Change is one write to the store.
+type Change struct {
+	GK  schema.GroupKind
+	Key types.NamespacedName
+	Old map[string]any // nil for a create; never modified
+	Cur map[string]any // nil for a delete; never modified
+	RV  uint64         // the resourceVersion the write made
+}
+
+// View is what one watch sees of the store; the fake implements it for
+// the watch's kind, selection and list type.
+type View interface {
+	// Selects reports whether m, the object at key (nil for none), is in
+	// the watch's selection.
+	Selects(key types.NamespacedName, m map[string]any) bool
+	// Object converts m to the object an event carries.
+	Object(m map[string]any) (runtime.Object, error)
+}
+
+// Hub fans changes out to watchers and keeps the last History changes.
+// Its zero value is ready.
+type Hub struct {
+	mu       sync.Mutex
+	watchers map[*Watcher]struct{}
+	history  []Change
+}
+
+// Publish records ch and hands it to every watcher.
+func (h *Hub) Publish(ch Change) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.history) == History {
+		h.history = append(h.history[:0:0], h.history[1:]...)
+	}
+	h.history = append(h.history, ch)
+	for w := range h.watchers {
+		w.observe(ch)
+	}
+}
+
+// Watch starts a watch of gk through v that first sends an ADDED event
+// for each of existing, then every change published after.
+func (h *Hub) Watch(ctx context.Context, gk schema.GroupKind, v View, existing []map[string]any) *Watcher {
+	w := newWatcher(h, gk, v)
+	for _, m := range existing {
+		w.enqueue(watch.Added, m)
+	}
+	h.start(ctx, w)
+	return w
+}
+
+// WatchFrom starts a watch of gk through v that sends the changes after
+// resourceVersion from, then every change published after; current is the
+// store's resourceVersion now. It answers 410 Gone when the history no
+// longer reaches back to from.
+func (h *Hub) WatchFrom(ctx context.Context, gk schema.GroupKind, v View, from, current uint64) (*Watcher, error) {
+	w := newWatcher(h, gk, v)
+	h.mu.Lock()
+	if from < current && (len(h.history) == 0 || h.history[0].RV > from+1) {
+		h.mu.Unlock()
+		return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (the fake keeps the last %d writes)", from, History))
+	}
+	for _, ch := range h.history {
+		if ch.RV > from {
+			w.observe(ch)
+		}
+	}
+	h.mu.Unlock()
+	h.start(ctx, w)
+	return w, nil
+}
+
+func (h *Hub) start(ctx context.Context, w *Watcher) {
+	h.mu.Lock()
+	if h.watchers == nil {
+		h.watchers = map[*Watcher]struct{}{}
+	}
+	h.watchers[w] = struct{}{}
+	h.mu.Unlock()
+	go w.run(ctx)
+}
+
+func (h *Hub) remove(w *Watcher) {
+	h.mu.Lock()
+	delete(h.watchers, w)
+	h.mu.Unlock()
+}
