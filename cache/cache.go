@@ -18,9 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
-	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/kubeloop/kubeloop/cache/internal/backoff"
 	"github.com/kubeloop/kubeloop/cache/internal/fieldindex"
 	"github.com/kubeloop/kubeloop/cache/internal/informer"
 	"github.com/kubeloop/kubeloop/cache/internal/intern"
@@ -40,8 +40,7 @@ type InformerCache struct {
 	opts   Options
 	byGVK  map[schema.GroupVersionKind]ByObject
 	mapper meta.RESTMapper
-	lw     listWatchFactory
-	intern *intern.Interner
+	pipes  pipelines // builds every informer (pipeline.go)
 	log    logr.Logger
 
 	mu      sync.Mutex
@@ -100,11 +99,14 @@ func New(cfg *rest.Config, opts Options) (*InformerCache, error) {
 		}
 		opts.Mapper = m
 	}
-	return newCache(opts, listwatch.NewFactory(cfg, opts.HTTPClient, opts.Scheme))
+	f := listwatch.NewFactory(cfg, opts.HTTPClient, opts.Scheme)
+	return newCache(opts, f, f.Prober())
 }
 
-// newCache builds a cache over any list-watch factory; tests use fakes.
-func newCache(opts Options, lw listWatchFactory) (*InformerCache, error) {
+// newCache builds a cache over any list-watch factory (tests use fakes),
+// whose informers' waits after failures prober releases early (nil:
+// none).
+func newCache(opts Options, lw listWatchFactory, prober *backoff.Prober) (*InformerCache, error) {
 	opts = opts.defaulted()
 	if opts.Mapper == nil {
 		return nil, errors.New("cache: no REST mapper")
@@ -117,8 +119,7 @@ func newCache(opts Options, lw listWatchFactory) (*InformerCache, error) {
 		opts:    opts,
 		byGVK:   byGVK,
 		mapper:  opts.Mapper,
-		lw:      lw,
-		intern:  intern.New(),
+		pipes:   pipelines{lw: lw, prober: prober, intern: intern.New(), scheme: opts.Scheme},
 		log:     opts.Logger.WithName("cache"),
 		entries: make(map[kindKey]*entry),
 		started: make(chan struct{}),
@@ -333,11 +334,7 @@ func (c *InformerCache) getOrCreate(ctx context.Context, key kindKey) (e *entry,
 	if err != nil {
 		return nil, false, err // names the kind
 	}
-	kc := configFor(c.opts, c.byGVK, key.gvk)
-	transform := func(user toolscache.TransformFunc) informer.Transform {
-		return transformFor(c.intern, key, kc.keepManagedFields, user)
-	}
-	ne, err := newEntry(key, mapping, kc, c.lw, transform, c.opts.Scheme, c.log)
+	ne, err := newEntry(key, mapping, configFor(c.opts, c.byGVK, key.gvk), &c.pipes, c.log)
 	if err != nil {
 		return nil, false, err
 	}

@@ -25,6 +25,18 @@
 // responses are decoded with metadata.managedFields skipped in the bytes
 // rather than decoded and then dropped.
 //
+// Each informer is one pipeline of named parts, which the cache builds in
+// one place (pipeline.go; the parts are cache/internal/informer's
+// Pipeline): the list-watch of the kind in one namespace, whose watch
+// decoder, for a built-in kind without a user transform, looks up the
+// stored version of each event's object and takes its label and
+// annotation maps when they are equal; the informer's health, to which
+// every list and watch request reports (Healthy); the gate that paces
+// requests after failures, and the cache's one prober that releases the
+// gates early (see Guarantees); then, for every change, the transform,
+// the store, the progress (the resourceVersion applied, by which the
+// manager's client reads its own writes) and the event handlers.
+//
 // A cache holds one informer per kind and object shape (typed Go structs,
 // *unstructured.Unstructured, and *metav1.PartialObjectMetadata read
 // through the metadata client), so typed and unstructured reads of one kind

@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 
@@ -28,14 +27,6 @@ const (
 )
 
 var shapeOf = listwatch.ShapeOf
-
-// listWatchFactory builds the list-watch of one kind, shape and namespace:
-// the cache's only seam to the API server (tests use fakes).
-type listWatchFactory interface {
-	ListWatch(r listwatch.Request) (toolscache.ListerWatcher, error)
-}
-
-var _ listWatchFactory = (*listwatch.Factory)(nil)
 
 // kindKey names one family of informers: a kind in one shape.
 type kindKey struct {
@@ -76,11 +67,11 @@ func (e *entry) noCopyIn(ns string) bool {
 }
 
 // newEntry builds the informers of key, of a kind mapped to mapping and
-// configured by kc, listing and watching through f; transform makes the
-// transform of one informer from its user transform.
-func newEntry(key kindKey, mapping *meta.RESTMapping, kc kindConfig, f listWatchFactory,
-	transform func(user toolscache.TransformFunc) informer.Transform, scheme *runtime.Scheme, log logr.Logger) (*entry, error) {
+// configured by kc: one per namespace kc watches, each with the pipeline
+// that b names.
+func newEntry(key kindKey, mapping *meta.RESTMapping, kc kindConfig, b *pipelines, log logr.Logger) (*entry, error) {
 	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
+	log = log.WithValues("kind", kinds.String(key.gvk), "shape", key.shape.String())
 	e := &entry{
 		key:        key,
 		mapping:    mapping,
@@ -88,21 +79,18 @@ func newEntry(key kindKey, mapping *meta.RESTMapping, kc kindConfig, f listWatch
 		restricted: namespaced && kc.restrictedTo(),
 		noCopy:     kc.disableDeepCopy,
 		noCopyNS:   kc.noCopyByNamespace(namespaced),
-		group:      informer.NewGroup(kinds.String(key.gvk), log.WithValues("kind", kinds.String(key.gvk), "shape", key.shape.String())),
+		group:      informer.NewGroup(kinds.String(key.gvk), log),
 	}
-	example, err := listwatch.Example(key.gvk, key.shape, scheme)
+	example, err := listwatch.Example(key.gvk, key.shape, b.scheme)
 	if err != nil {
 		return nil, err
 	}
-	prober := listwatch.ProberOf(f)
 	for _, nc := range kc.informers(namespaced) {
-		lw, err := f.ListWatch(listwatch.Request{GVK: key.gvk, Shape: key.shape, Mapping: mapping, Namespace: nc.namespace,
-			Label: nc.label, Field: nc.field, Strip: !kc.keepManagedFields, Share: nc.transform == nil, Shard: kc.shard})
+		p, err := b.pipeline(key, mapping, kc, nc, example, log)
 		if err != nil {
-			return nil, fmt.Errorf("cache: list-watch of %s: %w", kinds.String(key.gvk), err)
+			return nil, err
 		}
-		e.group.Add(nc.namespace, lw, example, informer.Options{Resync: nc.resync, Transform: transform(nc.transform), Prober: prober,
-			DetectMutations: kc.detectMutations, OnMutation: kc.onMutation}, kc.streamingList)
+		e.group.Add(nc.namespace, p)
 	}
 	return e, nil
 }

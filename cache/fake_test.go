@@ -19,7 +19,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	toolscache "k8s.io/client-go/tools/cache"
 	fcache "k8s.io/client-go/tools/cache/testing"
 
 	"github.com/kubeloop/kubeloop/cache/internal/listwatch"
@@ -64,8 +63,8 @@ func (f *fakeSources) source(gvk schema.GroupVersionKind) *fakeSource {
 	return s
 }
 
-func (f *fakeSources) ListWatch(r listwatch.Request) (toolscache.ListerWatcher, error) {
-	return f.source(r.GVK), nil
+func (f *fakeSources) ListWatch(r listwatch.Request) (listwatch.Source, error) {
+	return listwatch.Source{ListWatch: f.source(r.GVK)}, nil
 }
 
 var cmGVK = schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
@@ -79,7 +78,7 @@ func newFakeCache(t testing.TB, opts Options) (*InformerCache, *fakeSources) {
 	opts.Mapper = mapper
 	opts.Logger = logr.FromSlogHandler(slog.DiscardHandler)
 	src := &fakeSources{}
-	c, err := newCache(opts, src)
+	c, err := newCache(opts, src, nil)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
@@ -176,7 +175,7 @@ func TestInformerCreationHonoursContext(t *testing.T) {
 	inner.Add(cmGVK, meta.RESTScopeNamespace)
 	m := blockingMapper{RESTMapper: inner, release: make(chan struct{})}
 	src := &fakeSources{}
-	c, err := newCache(Options{Mapper: m, Logger: logr.FromSlogHandler(slog.DiscardHandler)}, src)
+	c, err := newCache(Options{Mapper: m, Logger: logr.FromSlogHandler(slog.DiscardHandler)}, src, nil)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)

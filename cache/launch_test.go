@@ -28,7 +28,7 @@ func TestLaunch(t *testing.T) {
 			s.Shutdown()
 		}
 	})
-	c, err := newCache(Options{Mapper: mapper, Logger: logr.FromSlogHandler(slog.DiscardHandler)}, src)
+	c, err := newCache(Options{Mapper: mapper, Logger: logr.FromSlogHandler(slog.DiscardHandler)}, src, nil)
 	require.NoError(t, err)
 	src.source(cmGVK).Add(configMap("ns", "one", 1))
 

@@ -62,7 +62,7 @@ func TestRelistIsCatchUp(t *testing.T) {
 			},
 		}
 		marked, plain := &catchUpLog{}, &eventLog{}
-		inf := New(lw, &corev1.ConfigMap{}, Options{Description: "v1 ConfigMap"})
+		inf := New(Pipeline{ListWatch: lw, Example: &corev1.ConfigMap{}, Description: "v1 ConfigMap"})
 		for _, h := range []toolscache.ResourceEventHandler{marked, plain} {
 			_, err := inf.AddEventHandler(h)
 			require.NoError(t, err)
@@ -126,7 +126,7 @@ func TestResumedWatchReplayIsCatchUp(t *testing.T) {
 			},
 		}
 		h := &catchUpLog{}
-		_, stop := runWith(t, lw, Options{OnWatchErr: func(context.Context, error) {}}, h)
+		_, stop := runWith(t, lw, Pipeline{OnWatchErr: func(context.Context, error) {}}, h)
 		defer stop()
 		time.Sleep(time.Minute)
 		synctest.Wait()

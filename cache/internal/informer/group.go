@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -46,31 +45,13 @@ func NewGroup(description string, log logr.Logger) *Group {
 	return &Group{description: description, log: log, byNS: map[string]*NS{}, done: make(chan struct{})}
 }
 
-// Add adds the informer of namespace ns ("" for all) over lw, whose calls
-// and requests report to its health. streaming says whether the reflector
-// may use a streaming list. Add is called before Start.
-func (g *Group) Add(ns string, lw toolscache.ListerWatcher, example runtime.Object, o Options, streaming bool) {
-	n := &NS{Namespace: ns}
-	log := g.log
-	if ns != "" {
-		log = log.WithValues("namespace", ns)
-	}
-	n.Health = health.New(log)
-	o.Description = g.description
-	o.OnWatchErr = n.Health.ReflectorFailed
-	o.StreamingList = streaming
-	if sh, ok := lw.(storeSharer); ok {
-		o.shareStore = sh.ShareStore
-	}
-	n.Informer = New(health.Track(lw, n.Health, streaming), example, o)
+// Add adds the informer of namespace ns ("" for all) that p describes;
+// p.Health, which must be set, is the health the group reports for it.
+// Add is called before Start.
+func (g *Group) Add(ns string, p Pipeline) {
+	n := &NS{Namespace: ns, Informer: New(p), Health: p.Health}
 	g.all = append(g.all, n)
 	g.byNS[ns] = n
-}
-
-// storeSharer is a list-watch whose watch decoder shares the maps of the
-// objects its informer stores (listwatch.Request.Share).
-type storeSharer interface {
-	ShareStore(lookup func(namespace, name string) (any, bool)) (unregister func())
 }
 
 // All returns the informers, in the order added.

@@ -8,12 +8,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	"github.com/kubeloop/kubeloop/cache/internal/backoff"
+	"github.com/kubeloop/kubeloop/cache/internal/health"
 	"github.com/kubeloop/kubeloop/cache/internal/store"
 	"github.com/kubeloop/kubeloop/workqueue"
 )
@@ -45,62 +45,40 @@ import (
 // The informer runs the list-and-watch cycles itself, with the
 // reflector's own backoff a constant 10 ms, and paces every list and watch
 // call through a backoff.Gate: the retry policy is kubeloop's (see package
-// backoff), not client-go's.
+// backoff), not client-go's. Every part of an informer is named in its
+// Pipeline (pipeline.go).
 type Informer struct {
-	feed    *feed                    // the store and the handlers
-	lw      toolscache.ListerWatcher // through gate
-	probe   toolscache.ListerWatcher // the list-watch as given, without the gate
-	gate    *backoff.Gate
-	example runtime.Object
-	opts    Options
+	feed  *feed                    // the store and the handlers
+	lw    toolscache.ListerWatcher // p.ListWatch through Health and the gate
+	probe toolscache.ListerWatcher // p.ListWatch through Health, without the gate
+	gate  *backoff.Gate
+	p     Pipeline
 
 	started bool // under feed.mu
 	stopped atomic.Bool
-}
-
-// Options configure an Informer. The zero value is valid.
-type Options struct {
-	Description string                               // the kind, for client-go's logs and checker names
-	Resync      time.Duration                        // zero: none
-	Transform   Transform                            // nil: none; runs under the informer's lock
-	OnWatchErr  func(ctx context.Context, err error) // nil: client-go's DefaultWatchErrorHandler's log
-	Backoff     backoff.Policy                       // the zero value is the default
-	Prober      *backoff.Prober                      // releases the waits after failures early; nil: none
-	// StreamingList lets client-go's Reflector run the list-watch, with a
-	// streaming list when its WatchListClient gate allows; false: the
-	// informer's own reflector, with a LIST.
-	StreamingList bool
-	// DetectMutations switches the store's mutation detector on
-	// (store.DetectMutations): every object stored is copied and compared
-	// with its copy when it leaves the store and every MutationPeriod.
-	DetectMutations bool
-	// OnMutation gets what the detector found; nil: panic.
-	OnMutation func(error)
-	// MutationPeriod is the interval of the detector's full checks; zero:
-	// one second, as client-go's.
-	MutationPeriod time.Duration
-
-	// shareStore, if set, lets the list-watch's decoder read the store
-	// while the informer runs (see storeSharer).
-	shareStore func(lookup func(namespace, name string) (any, bool)) (unregister func())
 }
 
 // reflectorDelay is the Reflector's own wait before it retries a watch
 // that failed with connection refused or 429: the gate does the waiting.
 const reflectorDelay = 10 * time.Millisecond
 
-// New returns the informer of example's kind over lw.
-func New(lw toolscache.ListerWatcher, example runtime.Object, o Options) *Informer {
+// New returns the informer that p describes. It makes the parts p does
+// not name: the store, the progress, the gate, and the wrapping of
+// p.ListWatch that reports to p.Health.
+func New(p Pipeline) *Informer {
 	s := &Informer{
-		feed: &feed{description: o.Description, store: store.New(), transform: o.Transform,
+		feed: &feed{description: p.Description, store: store.New(), transform: p.Transform,
 			synced: make(chan struct{}), closed: make(chan struct{})},
-		example: example,
-		opts:    o,
+		p: p,
 	}
-	if o.DetectMutations {
-		s.feed.store.DetectMutations(o.OnMutation)
+	if p.DetectMutations {
+		s.feed.store.DetectMutations(p.OnMutation)
 	}
-	s.gate = backoff.NewGate(o.Backoff, o.Prober, s.feed.progress.rv.Load)
+	lw := p.ListWatch
+	if p.Health != nil {
+		lw = health.Track(lw, p.Health, p.StreamingList)
+	}
+	s.gate = backoff.NewGate(p.Backoff, p.Prober, s.feed.progress.rv.Load)
 	s.lw = backoff.Wrap(lw, s.gate)
 	s.probe = lw
 	return s
@@ -119,28 +97,32 @@ func (s *Informer) RunWithContext(ctx context.Context) {
 	s.feed.mu.Unlock()
 	defer s.stopped.Store(true)
 	defer s.feed.Close()
-	if s.opts.shareStore != nil {
-		defer s.opts.shareStore(s.feed.store.Get)()
+	if s.p.StoreView != nil {
+		defer s.p.StoreView.Attach(s.feed.store.Get)()
 	}
-	if s.opts.DetectMutations {
+	if s.p.DetectMutations {
 		defer s.checkMutations(ctx)()
 	}
-	listAndWatch := newReflector(s.lw, s.probe, s.feed, s.example, s.opts).listAndWatch
+	listAndWatch := newReflector(s.lw, s.probe, s.feed, s.p).listAndWatch
 	logger := klog.FromContext(ctx)
-	if s.opts.StreamingList {
-		r := toolscache.NewReflectorWithOptions(s.lw, s.example, s.feed, toolscache.ReflectorOptions{
+	if s.p.StreamingList {
+		r := toolscache.NewReflectorWithOptions(s.lw, s.p.Example, s.feed, toolscache.ReflectorOptions{
 			Logger:          &logger,
-			Name:            s.opts.Description,
-			TypeDescription: s.opts.Description,
-			ResyncPeriod:    s.opts.Resync,
+			Name:            s.p.Description,
+			TypeDescription: s.p.Description,
+			ResyncPeriod:    s.p.Resync,
 			Backoff:         &wait.Backoff{Duration: reflectorDelay},
 		})
 		listAndWatch = r.ListAndWatchWithContext
 	}
-	onErr := s.opts.OnWatchErr
-	if onErr == nil {
+	onErr := s.p.OnWatchErr
+	switch {
+	case onErr != nil:
+	case s.p.Health != nil:
+		onErr = s.p.Health.ReflectorFailed
+	default:
 		onErr = func(ctx context.Context, err error) {
-			logger.Error(err, "Failed to watch", "type", s.opts.Description)
+			logger.Error(err, "Failed to watch", "type", s.p.Description)
 		}
 	}
 	for ctx.Err() == nil {
@@ -156,7 +138,7 @@ func (s *Informer) RunWithContext(ctx context.Context) {
 // until ctx ends or the returned func is called; the func waits for the
 // checking goroutine.
 func (s *Informer) checkMutations(ctx context.Context) (stop func()) {
-	period := s.opts.MutationPeriod
+	period := s.p.MutationPeriod
 	if period <= 0 {
 		period = time.Second
 	}

@@ -15,6 +15,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	fcache "k8s.io/client-go/tools/cache/testing"
 
+	"github.com/kubeloop/kubeloop/cache/internal/health"
 	"github.com/kubeloop/kubeloop/cache/internal/store"
 )
 
@@ -94,7 +95,7 @@ func TestStoreInformerHandlers(t *testing.T) {
 	for i := range 3 {
 		src.Add(cmNamed(fmt.Sprint("cm-", i)))
 	}
-	s := New(src, &corev1.ConfigMap{}, Options{Description: "v1 ConfigMap"})
+	s := New(Pipeline{ListWatch: src, Example: &corev1.ConfigMap{}, Description: "v1 ConfigMap"})
 	early := newRecordingHandler()
 	earlyReg, err := s.AddEventHandler(early)
 	require.NoError(t, err)
@@ -159,7 +160,7 @@ func TestStoreInformerHandlers(t *testing.T) {
 func TestStoreInformerLateHandlerUnderChurn(t *testing.T) {
 	src := &fakeSource{FakeControllerSource: fcache.NewFakeControllerSource()}
 	t.Cleanup(src.Shutdown)
-	s := New(src, &corev1.ConfigMap{}, Options{Description: "v1 ConfigMap"})
+	s := New(Pipeline{ListWatch: src, Example: &corev1.ConfigMap{}, Description: "v1 ConfigMap"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})
@@ -265,7 +266,8 @@ func TestFeed(t *testing.T) {
 	}
 	transformed := 0
 	var prevs []string // the stored version each transform was given
-	s := New(nil, &corev1.ConfigMap{}, Options{
+	s := New(Pipeline{
+		Example:     &corev1.ConfigMap{},
 		Description: "v1 ConfigMap",
 		Transform: func(obj, prev any) (any, error) {
 			transformed++
@@ -322,7 +324,8 @@ func TestFeed(t *testing.T) {
 // hands its error to the caller (the Reflector logs it).
 func TestFeedTransformError(t *testing.T) {
 	boom := fmt.Errorf("boom")
-	s := New(nil, &corev1.ConfigMap{}, Options{
+	s := New(Pipeline{
+		Example:     &corev1.ConfigMap{},
 		Description: "v1 ConfigMap",
 		Transform:   func(any, any) (any, error) { return nil, boom },
 	})
@@ -330,7 +333,8 @@ func TestFeedTransformError(t *testing.T) {
 	assert.ErrorIs(t, s.feed.Replace([]any{cmNamed("a")}, "1"), boom)
 	assert.Empty(t, s.Store().Objects())
 
-	renaming := New(nil, &corev1.ConfigMap{}, Options{
+	renaming := New(Pipeline{
+		Example:     &corev1.ConfigMap{},
 		Description: "v1 ConfigMap",
 		Transform:   func(any, any) (any, error) { return cmNamed("other"), nil },
 	})
@@ -364,62 +368,68 @@ type fakeSource struct {
 
 func (f *fakeSource) IsWatchListSemanticsUnSupported() bool { return true }
 
-// sharingSource is a fakeSource whose decoder would share its informer's
-// store: it records the lookup it is given and whether it is registered.
-type sharingSource struct {
-	*fakeSource
-	mu         sync.Mutex
-	lookup     func(namespace, name string) (any, bool)
-	registered bool
+// recordingView is a StoreView that records the lookup attached to it
+// and whether it is attached, as listwatch.StoreView registers it with the
+// decoder's wire.Stored.
+type recordingView struct {
+	mu       sync.Mutex
+	lookup   func(namespace, name string) (any, bool)
+	attached bool
 }
 
-func (s *sharingSource) ShareStore(lookup func(namespace, name string) (any, bool)) func() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lookup, s.registered = lookup, true
+var _ StoreView = (*recordingView)(nil)
+
+func (v *recordingView) Attach(lookup func(namespace, name string) (any, bool)) func() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.lookup, v.attached = lookup, true
 	return func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.registered = false
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		v.attached = false
 	}
 }
 
-func (s *sharingSource) state() (func(string, string) (any, bool), bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lookup, s.registered
+func (v *recordingView) state() (func(string, string) (any, bool), bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.lookup, v.attached
 }
 
-// TestGroupSharesTheStoreWhileRunning registers a running informer's
-// store with a list-watch that asks for it, and unregisters it when the
-// informer stops.
+// TestGroupSharesTheStoreWhileRunning attaches a running informer's store
+// to the StoreView its pipeline names, and detaches it when the informer
+// stops; the group reports the pipeline's health.
 func TestGroupSharesTheStoreWhileRunning(t *testing.T) {
-	src := &sharingSource{fakeSource: &fakeSource{FakeControllerSource: fcache.NewFakeControllerSource()}}
+	src := &fakeSource{FakeControllerSource: fcache.NewFakeControllerSource()}
 	t.Cleanup(src.Shutdown)
 	cm := cmNamed("cm-0")
 	cm.Namespace = "ns"
 	src.Add(cm)
+	view := &recordingView{}
+	h := health.New(logr.Discard())
 	g := NewGroup("v1 ConfigMap", logr.Discard())
-	g.Add("", src, &corev1.ConfigMap{}, Options{}, false)
-	_, registered := src.state()
-	assert.False(t, registered, "not before the informer runs")
+	g.Add("", Pipeline{Description: "v1 ConfigMap", Example: &corev1.ConfigMap{}, ListWatch: src, StoreView: view, Health: h})
+	assert.Same(t, h, g.All()[0].Health)
+	_, attached := view.state()
+	assert.False(t, attached, "not before the informer runs")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	g.Start(ctx, &wg)
 	require.Eventually(t, g.All()[0].Informer.HasSynced, time.Minute, time.Millisecond)
-	lookup, registered := src.state()
-	require.True(t, registered)
+	lookup, attached := view.state()
+	require.True(t, attached)
 	got, ok := lookup("ns", "cm-0")
 	require.True(t, ok, "the lookup reads the informer's store")
 	assert.Equal(t, "cm-0", got.(*corev1.ConfigMap).Name)
 	_, ok = lookup("ns", "missing")
 	assert.False(t, ok)
+	assert.NoError(t, h.Err())
 
 	cancel()
 	wg.Wait()
-	_, registered = src.state()
-	assert.False(t, registered, "unregistered once the informer stopped")
+	_, attached = view.state()
+	assert.False(t, attached, "detached once the informer stopped")
 }
 
 // expectingLog is an eventLog told how many adds are about to come.
@@ -431,7 +441,7 @@ func (l *expectingLog) Expect(n int) { l.add("expect %d", n) }
 // informer holding objects is told their number before it gets them, in
 // memory order.
 func TestAddEventHandlerAnnouncesTheStore(t *testing.T) {
-	s := New(nil, &corev1.ConfigMap{}, Options{Description: "v1 ConfigMap"})
+	s := New(Pipeline{Example: &corev1.ConfigMap{}, Description: "v1 ConfigMap"})
 	var list []any
 	for i := range 5 {
 		list = append(list, cmNamed(fmt.Sprint("cm-", i)))

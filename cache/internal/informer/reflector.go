@@ -81,21 +81,22 @@ type inline interface {
 // errStopped ends a watch whose context ended.
 var errStopped = errors.New("cache: stop requested")
 
-// newReflector returns the reflector of lw into f. probe (nil: none) is lw
-// without the informer's gate, for the one LIST that finds the end of a
-// resumed watch's catch-up.
-func newReflector(lw, probe toolscache.ListerWatcher, f *feed, example runtime.Object, o Options) *reflector {
+// newReflector returns the reflector of lw into f, for the kind and
+// resync period of p. probe (nil: none) is lw without the informer's
+// gate, for the one LIST that finds the end of a resumed watch's
+// catch-up.
+func newReflector(lw, probe toolscache.ListerWatcher, f *feed, p Pipeline) *reflector {
 	r := &reflector{
 		lw:           toolscache.ToListerWatcherWithContext(lw),
 		feed:         f,
-		description:  o.Description,
-		expectedType: reflect.TypeOf(example),
-		resync:       o.Resync,
+		description:  p.Description,
+		expectedType: reflect.TypeOf(p.Example),
+		resync:       p.Resync,
 	}
 	if probe != nil {
 		r.probe = toolscache.ToListerWatcherWithContext(probe)
 	}
-	if u, ok := example.(*unstructured.Unstructured); ok {
+	if u, ok := p.Example.(*unstructured.Unstructured); ok {
 		if gvk := u.GroupVersionKind(); !gvk.Empty() {
 			r.expectedGVK = &gvk
 		}

@@ -107,16 +107,16 @@ func failing(err error) func(metav1.ListOptions) (watch.Interface, error) {
 func runInformer(t *testing.T, lw *scriptedLW) (*Informer, *recordingHandler, func()) {
 	t.Helper()
 	h := newRecordingHandler()
-	inf, stop := runWith(t, lw, Options{OnWatchErr: func(context.Context, error) {}}, h)
+	inf, stop := runWith(t, lw, Pipeline{OnWatchErr: func(context.Context, error) {}}, h)
 	return inf, h, stop
 }
 
-// runWith runs an informer over lw with o and handler h until the
+// runWith runs the informer of p over lw with handler h until the
 // returned stop is called.
-func runWith(t *testing.T, lw *scriptedLW, o Options, h toolscache.ResourceEventHandler) (*Informer, func()) {
+func runWith(t *testing.T, lw *scriptedLW, p Pipeline, h toolscache.ResourceEventHandler) (*Informer, func()) {
 	t.Helper()
-	o.Description = "v1 ConfigMap"
-	inf := New(lw, &corev1.ConfigMap{}, o)
+	p.Description, p.ListWatch, p.Example = "v1 ConfigMap", lw, &corev1.ConfigMap{}
+	inf := New(p)
 	_, err := inf.AddEventHandler(h)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -250,7 +250,7 @@ func TestReflectorWatchErrors(t *testing.T) {
 		}
 		var mu sync.Mutex
 		var reported []error
-		_, stop := runWith(t, lw, Options{OnWatchErr: func(_ context.Context, err error) {
+		_, stop := runWith(t, lw, Pipeline{OnWatchErr: func(_ context.Context, err error) {
 			mu.Lock()
 			defer mu.Unlock()
 			reported = append(reported, err)
@@ -329,7 +329,7 @@ func TestReflectorResyncs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		lw := &scriptedLW{lists: []func(metav1.ListOptions) (runtime.Object, error){listOf("10", cmAt("a", "5"))}}
 		log := &eventLog{}
-		_, stop := runWith(t, lw, Options{Resync: time.Minute}, log)
+		_, stop := runWith(t, lw, Pipeline{Resync: time.Minute}, log)
 		time.Sleep(150 * time.Second)
 		synctest.Wait()
 		stop()

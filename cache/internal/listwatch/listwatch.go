@@ -3,6 +3,12 @@
 // (protobuf for built-in kinds, decoded by package wire), unstructured
 // objects through the dynamic client, metadata through the metadata
 // client, every request through health.TrackAnswers.
+//
+// What it hands the cache is explicit: Factory.ListWatch returns a Source
+// (the list-watch and, when its watch decoder shares maps with the
+// informer's store, that decoder's StoreView), and Factory.Prober the one
+// prober of every informer listing through the factory. The cache names
+// both among the parts of each informer's pipeline (informer.Pipeline).
 package listwatch
 
 import (
@@ -54,16 +60,6 @@ func ShapeOf(obj runtime.Object) Shape {
 	return Typed
 }
 
-// ProberOf returns the prober of a list-watch factory, the one per cache
-// that releases the informers waiting after failures once the API server
-// answers again; nil when f has none (a test's fake).
-func ProberOf(f any) *backoff.Prober {
-	if pf, ok := f.(interface{ Prober() *backoff.Prober }); ok {
-		return pf.Prober()
-	}
-	return nil
-}
-
 // String names the shape.
 func (s Shape) String() string {
 	switch s {
@@ -87,26 +83,40 @@ type Request struct {
 	// Share lets a decoded watch event take the label and annotation maps
 	// of the object's stored version when they are equal (wire.Stored):
 	// only without a user transform, which may modify objects in place.
-	// The list-watch then has a ShareStore method, which the informer
-	// calls with its store.
+	// The Source of a typed kind then has a StoreView, to which the
+	// informer attaches its store while it runs.
 	Share bool
 	// Shard is the kind's server-side shardSelector; nil for none.
 	Shard ShardSource
 }
 
-// sharingLW is a typed list-watch whose watch events share the maps of
-// the objects its informer stores.
-type sharingLW struct {
-	*toolscache.ListWatch
+// Source is what the factory hands the informer of one Request.
+type Source struct {
+	// ListWatch lists and watches the kind in the request's namespace.
+	ListWatch toolscache.ListerWatcher
+	// StoreView is the view its watch decoder has of the informer's store;
+	// nil when the decoder shares nothing (Request.Share unset, or a shape
+	// other than Typed).
+	StoreView *StoreView
+}
+
+// StoreView is the view one informer's watch decoder has of that
+// informer's store: while a store is attached, a decoded watch event of
+// the kind in the informer's namespace takes the label and annotation maps
+// of the object's stored version when they are equal (wire.Stored). The
+// decoder is shared by every informer of a group-version (one REST
+// client); each informer's view is its kind and namespace in the
+// decoder's wire.Stored.
+type StoreView struct {
 	stored    *wire.Stored
 	gvk       schema.GroupVersionKind
 	namespace string
 }
 
-// ShareStore registers the informer's store, found by lookup, until
-// unregister is called.
-func (s *sharingLW) ShareStore(lookup func(namespace, name string) (any, bool)) (unregister func()) {
-	return s.stored.Register(s.gvk, s.namespace, lookup)
+// Attach lets the decoder read the store through lookup, which must be
+// safe to call from the watch's goroutine, until detach is called.
+func (v *StoreView) Attach(lookup func(namespace, name string) (any, bool)) (detach func()) {
+	return v.stored.Register(v.gvk, v.namespace, lookup)
 }
 
 // Example returns an object of the type the list-watch of gvk in shape
@@ -203,33 +213,34 @@ func filteredListWatch[L runtime.Object](r Request,
 	}
 }
 
-// ListWatch returns the list-watch of r.
-func (f *Factory) ListWatch(r Request) (toolscache.ListerWatcher, error) {
+// ListWatch returns the source of r: its list-watch and, for a typed
+// kind with r.Share, its decoder's view of the informer's store.
+func (f *Factory) ListWatch(r Request) (Source, error) {
 	gvr, ns := r.Mapping.Resource, r.Namespace
 	switch r.Shape {
 	case Unstructured:
 		dc, err := f.dynamicClient()
 		if err != nil {
-			return nil, err
+			return Source{}, err
 		}
 		ri := dc.Resource(gvr).Namespace(ns)
-		return filteredListWatch(r, ri.List, ri.Watch), nil
+		return Source{ListWatch: filteredListWatch(r, ri.List, ri.Watch)}, nil
 	case Metadata:
 		mc, err := f.metadataClient()
 		if err != nil {
-			return nil, err
+			return Source{}, err
 		}
 		ri := mc.Resource(gvr).Namespace(ns)
-		return filteredListWatch(r, ri.List, ri.Watch), nil
+		return Source{ListWatch: filteredListWatch(r, ri.List, ri.Watch)}, nil
 	}
 	tc, err := f.typedClient(r.GVK, r.Strip, r.Share)
 	if err != nil {
-		return nil, err
+		return Source{}, err
 	}
 	rc, stored := tc.rc, tc.stored
 	listGVK := r.GVK.GroupVersion().WithKind(r.GVK.Kind + "List")
 	if _, err := f.scheme.New(listGVK); err != nil {
-		return nil, err
+		return Source{}, err
 	}
 	newList := func() (runtime.Object, error) { return f.scheme.New(listGVK) }
 	// Built-in kinds answer in protobuf, which is decoded item by item off
@@ -268,11 +279,11 @@ func (f *Factory) ListWatch(r Request) (toolscache.ListerWatcher, error) {
 		}
 		return req.Watch(ctx)
 	}
-	lw := filteredListWatch(r, list, watchFn)
+	src := Source{ListWatch: filteredListWatch(r, list, watchFn)}
 	if stored != nil {
-		return &sharingLW{ListWatch: lw, stored: stored, gvk: r.GVK, namespace: ns}, nil
+		src.StoreView = &StoreView{stored: stored, gvk: r.GVK, namespace: ns}
 	}
-	return lw, nil
+	return src, nil
 }
 
 // typedClient returns the REST client of gvk's group-version. Its watches
