@@ -23,7 +23,8 @@ func DecodeJSON(data []byte) (map[string]any, error) {
 	return u.Object, nil
 }
 
-// Patch returns old with the patch data of type pt applied. builtIn is a
+// Patch returns old (a stored map, with apiVersion and kind) with the
+// patch data of type pt applied; old is not changed. builtIn is a
 // value of the kind's Go type when it is a built-in kind, nil otherwise:
 // only built-in kinds accept strategic merge patches. Apply patches are
 // not handled here.
