@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/kubeloop/kubeloop/client"
@@ -18,7 +19,7 @@ func (o Options) shardingEnabled() bool {
 // options of its kinds to this shard. It runs before the cache is built.
 // A zero Sharding.Namespace takes LeaderElectionNamespace, a zero Logger
 // the manager's and zero Metrics the manager's registry. The ring's client
-// can watch: the ring watches its Leases (see sharding's leasewatch.go).
+// can watch: the ring watches its Leases (see the sharding package doc).
 func (m *Manager) newRing() error {
 	if !m.opts.shardingEnabled() {
 		return nil
@@ -62,8 +63,7 @@ func (m *Manager) startRing() error {
 	if m.ring == nil {
 		return nil
 	}
-	m.ring.SetCacheReader(m.client)
-	if err := m.Add(m.ring); err != nil {
+	if err := m.Add(ringRunnable{ring: m.ring, reader: m.client}); err != nil {
 		return err
 	}
 	if err := m.readyz.AddCheck("shard", m.ring.Checker); err != nil {
@@ -79,6 +79,17 @@ func (m *Manager) startRing() error {
 	}
 	return nil
 }
+
+// ringRunnable runs the ring with the manager's client as the reader of
+// its gate (the cache ConfigureCache narrowed), on every replica.
+type ringRunnable struct {
+	ring   *sharding.Ring
+	reader client.Reader
+}
+
+func (r ringRunnable) Start(ctx context.Context) error { return r.ring.Run(ctx, r.reader) }
+
+func (ringRunnable) NeedLeaderElection() bool { return false }
 
 // Sharding returns the manager's ring (Options.Sharding), or nil when the
 // manager is not sharded. The builder gates the reconcilers of sharded

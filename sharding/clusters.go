@@ -10,6 +10,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 
 	"github.com/kubeloop/kubeloop/client"
+	"github.com/kubeloop/kubeloop/sharding/internal/gate"
 )
 
 // The seam that places other things than labelled objects on the ring:
@@ -42,15 +43,16 @@ type Member struct {
 // valid.
 func (r *Ring) Members(ctx context.Context) ([]Member, error) {
 	var leases coordinationv1.LeaseList
-	if err := r.c.List(ctx, &leases, client.InNamespace(r.opts.Namespace), client.MatchingLabels{RingLabel: r.opts.Ring}); err != nil {
-		return nil, fmt.Errorf("sharding: ring %q: list shard leases in %s: %w", r.opts.Ring, r.opts.Namespace, err)
+	s := r.spec
+	if err := s.C.List(ctx, &leases, client.InNamespace(s.Namespace), client.MatchingLabels{RingLabel: s.Ring}); err != nil {
+		return nil, fmt.Errorf("sharding: ring %q: list shard leases in %s: %w", s.Ring, s.Namespace, err)
 	}
 	now := time.Now() // after the answer: every Lease in it was stored before
 	out := make([]Member, 0, len(leases.Items))
 	for i := range leases.Items {
 		l := &leases.Items[i]
 		shard := l.Labels[ShardNameLabel]
-		if shard == "" || r.members.expired(shard, l, now) {
+		if shard == "" || r.members.Observers().Expired(shard, l, now) {
 			continue
 		}
 		out = append(out, Member{Shard: shard, View: l.Annotations[ViewAnnotation]})
@@ -73,11 +75,9 @@ func (r *Ring) Members(ctx context.Context) ([]Member, error) {
 // (after a rejoin) keeps the value stored last until PublishView is called
 // again, so a placement calls it after every read. "" removes it.
 func (r *Ring) PublishView(view string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.first.SetAnnotation(ViewAnnotation, view)
-	if r.cur != nil {
-		r.cur.holder.SetAnnotation(ViewAnnotation, view)
+	if t, _ := r.gate.Current(); t != nil {
+		t.Holder.SetAnnotation(ViewAnnotation, view)
 	}
 }
 
@@ -86,23 +86,18 @@ func (r *Ring) PublishView(view string) {
 // admits work now: the Lease is held and valid, and Start is neither
 // stopping nor waiting out a rejoin's quarantine.
 func (r *Ring) Term() (int, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cur == nil {
+	t, admits := r.gate.Current()
+	if t == nil {
 		return 0, false
 	}
-	return r.cur.n, r.accepting && r.cur.holder.Valid(time.Now())
+	return t.N, admits
 }
-
-// RetryPeriod returns the ring's RetryPeriod: the interval of its
-// renewals and membership reads.
-func (r *Ring) RetryPeriod() time.Duration { return r.opts.RetryPeriod }
 
 // Admission is one unit of work (a reconcile) admitted under a term of
 // the shard's hold by Admit. Call Done when the work ends.
 type Admission struct {
-	r    *Ring
-	t    *term
+	g    *gate.Gate
+	t    *gate.Term
 	done atomic.Bool
 }
 
@@ -114,36 +109,28 @@ type Admission struct {
 // waits for every admitted work to call Done before it releases the
 // Lease.
 func (r *Ring) Admit(ctx context.Context) (*Admission, bool) {
-	t := r.enter()
-	if t == nil && r.awaitLease(ctx) {
-		t = r.enter()
-	}
+	t := r.gate.Enter(ctx)
 	if t == nil {
 		return nil, false
 	}
-	return &Admission{r: r, t: t}, true
+	return &Admission{g: r.gate, t: t}, true
 }
 
 // Term returns the number of the term the work was admitted in.
-func (a *Admission) Term() int { return a.t.n }
+func (a *Admission) Term() int { return a.t.N }
 
 // Context returns a context for the work: it carries the fence of the
 // term's hold (client.WithFence: writes with it fail with an error
 // wrapping ErrLeaseLost once the hold is no longer valid) and ends when
 // the term ends or ctx does. Call the CancelFunc when the work ends.
 func (a *Admission) Context(ctx context.Context) (context.Context, context.CancelFunc) {
-	wctx, cancel := context.WithCancel(client.WithFence(ctx, a.t.holder))
-	stop := context.AfterFunc(a.t.ctx, cancel)
-	return wctx, func() {
-		stop()
-		cancel()
-	}
+	return gate.Fenced(ctx, a.t)
 }
 
 // Done ends the work: Start no longer waits for it. Calls after the
 // first do nothing.
 func (a *Admission) Done() {
 	if a.done.CompareAndSwap(false, true) {
-		a.r.leave()
+		a.g.Leave()
 	}
 }

@@ -1,20 +1,19 @@
 package sharding
 
 import (
-	"errors"
-
 	"github.com/kubeloop/kubeloop/internal/lease"
+	"github.com/kubeloop/kubeloop/sharding/internal/spec"
 )
 
 var (
 	// ErrInvalidOptions is wrapped by New's error when Options are wrong.
-	ErrInvalidOptions = errors.New("sharding: invalid options")
+	ErrInvalidOptions = spec.ErrInvalidOptions
 	// ErrNotInScheme is wrapped when a sharded kind is not in the scheme.
-	ErrNotInScheme = errors.New("sharding: kind not in the scheme")
+	ErrNotInScheme = spec.ErrNotInScheme
 	// ErrOtherRing is wrapped by ConfigureCache when a kind's cache is
 	// already filtered by another ring's shard label: a manager runs one
 	// ring.
-	ErrOtherRing = errors.New("sharding: kind already sharded by another ring")
+	ErrOtherRing = spec.ErrOtherRing
 	// ErrLeaseLost is wrapped by Start's error, with
 	// Options.ExitOnLeaseLoss, when this shard could not renew its Lease
 	// within RenewDeadline (it stopped reconciling sharded objects before

@@ -146,13 +146,12 @@ func TestGateDoesNotHandOverWhatIsNoLongerItsOwn(t *testing.T) {
 			Labels: map[string]string{shardKey: "a", drainKey: "1"}}})
 		putLease(t, c, "b", 0) // b is alive: the sharder (this ring) leaves x alone
 		r := newRing(t, c, "a")
-		r.SetCacheReader(stale)
 		g, err := r.Reconciler(&corev1.ConfigMap{}, reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
 			t.Error("inner must not run")
 			return reconcile.Result{}, nil
 		}))
 		require.NoError(t, err)
-		stop, _ := startRing(t, r)
+		stop, _ := runRing(t, r, stale)
 		synctest.Wait()
 		_, err = g.Reconcile(context.Background(), cmReq("x"))
 		require.NoError(t, err, "a failed test operation means: already handed over")

@@ -134,8 +134,20 @@ func want(shards []string, name string) string {
 // startRing runs r.Start in the bubble until stop.
 func startRing(t *testing.T, r *sharding.Ring) (stop func() error, done <-chan error) {
 	t.Helper()
+	return runRing(t, r, nil)
+}
+
+// runRing runs r.Run with the gate's reader in the bubble until stop.
+func runRing(t *testing.T, r *sharding.Ring, reader client.Reader) (stop func() error, done <-chan error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan error, 1)
-	go func() { ch <- r.Start(ctx) }()
+	go func() {
+		if reader == nil {
+			ch <- r.Start(ctx)
+			return
+		}
+		ch <- r.Run(ctx, reader)
+	}()
 	return func() error { cancel(); return <-ch }, ch
 }

@@ -18,20 +18,21 @@ import (
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/internal/lease"
 	"github.com/kubeloop/kubeloop/log"
+	"github.com/kubeloop/kubeloop/sharding/internal/spec"
 )
 
 // Label keys. One domain, one key per ring, so that an object can be in
 // rings of different operators at once.
 const (
 	// ShardLabelPrefix + ring is the label that names the object's shard.
-	ShardLabelPrefix = "shard.sharding.kubeloop.dev/"
+	ShardLabelPrefix = spec.ShardLabelPrefix
 	// DrainLabelPrefix + ring marks an object whose shard must hand it
 	// over; its value is the Unix time in milliseconds of the request.
-	DrainLabelPrefix = "drain.sharding.kubeloop.dev/"
+	DrainLabelPrefix = spec.DrainLabelPrefix
 	// RingLabel is set on every shard Lease to its ring's name.
-	RingLabel = "sharding.kubeloop.dev/ring"
+	RingLabel = spec.RingLabel
 	// ShardNameLabel is set on every shard Lease to its shard's name.
-	ShardNameLabel = "sharding.kubeloop.dev/shard"
+	ShardNameLabel = spec.ShardNameLabel
 )
 
 // ShardLabel returns the label key that names an object's shard in ring.

@@ -47,7 +47,6 @@ func TestRejoinAfterLoss(t *testing.T) {
 		cache := newFake(t, nil, labelled("x", "a"), labelled("moved", "a"), labelled("deleted", "a"))
 		reg := prometheus.NewRegistry()
 		r := newRing(t, c, "a", func(o *sharding.Options) { o.Metrics = reg })
-		r.SetCacheReader(cache)
 
 		var mu sync.Mutex
 		calls := map[string]int{}
@@ -73,7 +72,7 @@ func TestRejoinAfterLoss(t *testing.T) {
 			defer mu.Unlock()
 			return calls[name]
 		}
-		stop, done := startRing(t, r)
+		stop, done := runRing(t, r, cache)
 		synctest.Wait()
 		require.NoError(t, r.Checker(nil))
 		inflight := make(chan struct{})

@@ -112,13 +112,12 @@ func newReplica(t *testing.T, ringName, ns, shard string, inner reconcile.Reconc
 	require.NoError(t, err)
 	rp.wg.Go(func() { _ = rp.cache.Start(ctx) })
 	require.True(t, rp.cache.WaitForCacheSync(ctx))
-	rp.ring.SetCacheReader(rp.cache)
 	if inner == nil {
 		inner = reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil })
 	}
 	rp.gate, err = rp.ring.Reconciler(&corev1.PodTemplate{}, inner)
 	require.NoError(t, err)
-	rp.wg.Go(func() { rp.ringErr <- rp.ring.Start(ctx) })
+	rp.wg.Go(func() { rp.ringErr <- rp.ring.Run(ctx, rp.cache) })
 	return rp
 }
 

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubeloop/kubeloop/client"
-	"github.com/kubeloop/kubeloop/internal/lease"
+	"github.com/kubeloop/kubeloop/sharding/internal/membership"
 	"github.com/kubeloop/kubeloop/sharding/internal/ranges"
 	"github.com/kubeloop/kubeloop/sharding/internal/shardsel"
 )
@@ -54,9 +54,10 @@ type serverSide struct {
 	dropped  map[string]struct{} // keys that left the cache with a segment, until their NotFound
 
 	// Owned by run's goroutine.
-	listed    ranges.Set // what the selector lists
-	published ranges.Set // what the Lease says (written)
-	pending   ranges.Set // claimed, waiting for another shard's Lease to let go
+	reader    client.Reader // the cache (nil: none), from Run
+	listed    ranges.Set    // what the selector lists
+	published ranges.Set    // what the Lease says (written)
+	pending   ranges.Set    // claimed, waiting for another shard's Lease to let go
 }
 
 func newServerSide(r *Ring) *serverSide {
@@ -73,27 +74,11 @@ func newServerSide(r *Ring) *serverSide {
 		r:       r,
 		field:   r.opts.Key.field(),
 		sel:     shardsel.New(ranges.Selector(r.opts.Key.field(), ranges.Set{})),
-		api:     newAnnotatingAPI(clientAPI{c: r.c}, ranges.Format(ranges.Set{})),
+		api:     newAnnotatingAPI(membership.ClientAPI{C: r.spec.C}, ranges.Format(ranges.Set{})),
 		dropped: map[string]struct{}{},
 	}
 	s.idle = sync.NewCond(&s.mu)
 	return s
-}
-
-// newHolder is newShardHolder in ServerSide mode: its writes carry the
-// ranges annotation.
-func (s *serverSide) newHolder() (*lease.Holder, error) {
-	r := s.r
-	return lease.NewHolder(lease.Config{
-		API:           s.api,
-		Namespace:     r.opts.Namespace,
-		Name:          leaseName(r.opts.Ring, r.opts.Shard),
-		Identity:      r.holder,
-		Labels:        map[string]string{RingLabel: r.opts.Ring, ShardNameLabel: r.opts.Shard},
-		LeaseDuration: r.opts.LeaseDuration,
-		RenewDeadline: r.opts.RenewDeadline,
-		RetryPeriod:   r.opts.RetryPeriod,
-	})
 }
 
 // detect checks, for every sharded kind, that the API server filters by
@@ -105,10 +90,10 @@ func (s *serverSide) detect(ctx context.Context) error {
 	}
 	r := s.r
 	var errs []error
-	for _, k := range r.kinds {
+	for _, k := range r.spec.Kinds {
 		l := &metav1.PartialObjectMetadataList{}
-		l.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
-		err := r.c.List(ctx, l, &client.ListOptions{Limit: 1,
+		l.SetGroupVersionKind(k.GVK.GroupVersion().WithKind(k.GVK.Kind + "List"))
+		err := r.spec.C.List(ctx, l, &client.ListOptions{Limit: 1,
 			Raw: &metav1.ListOptions{ShardSelector: "shardRange(" + s.field + ", '0x0', '0x1')"}})
 		switch {
 		case err != nil && strings.Contains(err.Error(), "invalid shard selector"):
@@ -117,9 +102,9 @@ func (s *serverSide) detect(ctx context.Context) error {
 		case err == nil:
 			errs = append(errs, fmt.Errorf("%w: ring %q: %s: a list with an invalid shardSelector succeeded, so the API server ignores the field; "+
 				"enable the ShardedListAndWatch feature gate (kube-apiserver --feature-gates=ShardedListAndWatch=true, Kubernetes 1.37 or later) or use Mode Labels",
-				ErrServerSideUnsupported, r.opts.Ring, k.gvk.Kind))
+				ErrServerSideUnsupported, r.opts.Ring, k.GVK.Kind))
 		default:
-			errs = append(errs, fmt.Errorf("sharding: ring %q: probe shardSelector support of %s: %w", r.opts.Ring, k.gvk.Kind, err))
+			errs = append(errs, fmt.Errorf("sharding: ring %q: probe shardSelector support of %s: %w", r.opts.Ring, k.GVK.Kind, err))
 		}
 	}
 	return errors.Join(errs...)
@@ -132,7 +117,8 @@ func (s *serverSide) detect(ctx context.Context) error {
 // background) ends. When it returns the shard admits nothing: a later
 // term starts from no segment (while it was out, other shards may have
 // taken its segments).
-func (s *serverSide) run(ctx context.Context) {
+func (s *serverSide) run(ctx context.Context, reader client.Reader) {
+	s.reader = reader
 	defer s.admit(ranges.Set{})
 	t := time.NewTicker(s.r.opts.RetryPeriod)
 	defer t.Stop()
@@ -142,7 +128,7 @@ func (s *serverSide) run(ctx context.Context) {
 	for {
 		waiting, err := s.step(ctx)
 		if err != nil && ctx.Err() == nil {
-			s.r.log.Error(err, "cannot move the shard's hash ranges; retrying")
+			s.r.spec.Log.Error(err, "cannot move the shard's hash ranges; retrying")
 		}
 		if waiting {
 			soon.Reset(s.r.opts.RetryPeriod / 4)
@@ -161,11 +147,11 @@ func (s *serverSide) run(ctx context.Context) {
 // target returns this shard's share in the last view, and false while the
 // view does not list this shard alive (just after an acquisition).
 func (s *serverSide) target() (ranges.Set, bool) {
-	v := s.r.view.Load()
-	if v == nil || !v.alive[s.r.opts.Shard] {
+	v := s.r.members.View()
+	if v == nil || !v.Alive[s.r.opts.Shard] {
 		return ranges.Set{}, false
 	}
-	return ranges.Assign(v.ring.Shards())[s.r.opts.Shard], true
+	return ranges.Assign(v.Ring.Shards())[s.r.opts.Shard], true
 }
 
 // step is one round of the handshake (see serverSide). It reports
@@ -185,7 +171,7 @@ func (s *serverSide) step(ctx context.Context) (waiting bool, err error) {
 			return false, ctx.Err()
 		}
 		s.m.moves.WithLabelValues(s.r.opts.Ring, "out").Add(float64(lose.Len()))
-		s.r.log.Info("giving up hash ranges", "segments", lose.String())
+		s.r.spec.Log.Info("giving up hash ranges", "segments", lose.String())
 	}
 	if err := s.list(ctx, adm); err != nil {
 		return false, err
@@ -224,7 +210,7 @@ func (s *serverSide) step(ctx context.Context) (waiting bool, err error) {
 	adm = adm.Union(start)
 	s.admit(adm)
 	s.m.moves.WithLabelValues(s.r.opts.Ring, "in").Add(float64(start.Len()))
-	s.r.log.Info("taking hash ranges", "segments", start.String(), "held", adm.String())
+	s.r.spec.Log.Info("taking hash ranges", "segments", start.String(), "held", adm.String())
 	if err := s.list(ctx, adm); err != nil {
 		return waiting, err
 	}
@@ -237,14 +223,14 @@ func (s *serverSide) step(ctx context.Context) (waiting bool, err error) {
 func (s *serverSide) others(ctx context.Context) (blocked, lower ranges.Set, err error) {
 	r := s.r
 	var leases coordinationv1.LeaseList
-	if err := r.c.List(ctx, &leases, client.InNamespace(r.opts.Namespace), client.MatchingLabels{RingLabel: r.opts.Ring}); err != nil {
+	if err := r.spec.C.List(ctx, &leases, client.InNamespace(r.opts.Namespace), client.MatchingLabels{RingLabel: r.opts.Ring}); err != nil {
 		return blocked, lower, fmt.Errorf("sharding: ring %q: list shard leases in %s: %w", r.opts.Ring, r.opts.Namespace, err)
 	}
 	now := time.Now() // after the answer
 	for i := range leases.Items {
 		l := &leases.Items[i]
 		shard := l.Labels[ShardNameLabel]
-		if shard == "" || shard == r.opts.Shard || r.members.expired(shard, l, now) {
+		if shard == "" || shard == r.opts.Shard || r.members.Observers().Expired(shard, l, now) {
 			continue
 		}
 		text, ok := l.Annotations[RangesAnnotation]
@@ -254,7 +240,7 @@ func (s *serverSide) others(ctx context.Context) (blocked, lower ranges.Set, err
 		set, err := ranges.Parse(text)
 		if err != nil {
 			// Unreadable: take it as holding everything.
-			r.log.Error(err, "unreadable ranges annotation; waiting for that shard", "lease", l.Name)
+			r.spec.Log.Error(err, "unreadable ranges annotation; waiting for that shard", "lease", l.Name)
 			set = ranges.All()
 		}
 		blocked = blocked.Union(set)
@@ -304,7 +290,7 @@ func (s *serverSide) list(ctx context.Context, set ranges.Set) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		s.r.log.Error(nil, "an informer of the sharded kinds has not listed the new hash ranges; going on", "after", (2 * s.r.opts.LeaseDuration).String())
+		s.r.spec.Log.Error(nil, "an informer of the sharded kinds has not listed the new hash ranges; going on", "after", (2 * s.r.opts.LeaseDuration).String())
 	}
 	s.listed = set
 	return nil
@@ -313,20 +299,19 @@ func (s *serverSide) list(ctx context.Context, set ranges.Set) error {
 // rememberDropped records the keys of the cached objects in drop.
 func (s *serverSide) rememberDropped(ctx context.Context, drop ranges.Set) {
 	r := s.r
-	b := r.reader.Load()
-	if b == nil {
+	if s.reader == nil {
 		return
 	}
-	for _, k := range r.kinds {
-		if k.controlled {
+	for _, k := range r.spec.Kinds {
+		if k.Controlled {
 			continue
 		}
-		obj, err := r.c.Scheme().New(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
+		obj, err := r.spec.C.Scheme().New(k.GVK.GroupVersion().WithKind(k.GVK.Kind + "List"))
 		if err != nil {
 			continue
 		}
 		list, ok := obj.(client.ObjectList)
-		if !ok || b.r.List(ctx, list) != nil {
+		if !ok || s.reader.List(ctx, list) != nil {
 			continue
 		}
 		items, err := meta.ExtractList(list)
@@ -337,7 +322,7 @@ func (s *serverSide) rememberDropped(ctx context.Context, drop ranges.Set) {
 		for _, item := range items {
 			o, ok := item.(client.Object)
 			if ok && drop.Has(s.segmentOf(o)) {
-				s.dropped[k.gvk.Kind+"/"+client.ObjectKeyFromObject(o).String()] = struct{}{}
+				s.dropped[k.GVK.Kind+"/"+client.ObjectKeyFromObject(o).String()] = struct{}{}
 			}
 		}
 		s.mu.Unlock()

@@ -12,32 +12,34 @@ import (
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
 	"github.com/kubeloop/kubeloop/reconcile"
+	"github.com/kubeloop/kubeloop/sharding/internal/gate"
 	"github.com/kubeloop/kubeloop/sharding/internal/ranges"
+	"github.com/kubeloop/kubeloop/sharding/internal/spec"
 )
 
 // configureCache is ConfigureCache in ServerSide mode: every sharded kind
 // lists and watches with the shard's shardSelector.
 func (s *serverSide) configureCache(co *cache.Options) error {
 	r := s.r
-	byObject := make(map[client.Object]cache.ByObject, len(co.ByObject)+len(r.kinds))
+	byObject := make(map[client.Object]cache.ByObject, len(co.ByObject)+len(r.spec.Kinds))
 	maps.Copy(byObject, co.ByObject)
 	keyOf := map[schema.GroupVersionKind]client.Object{}
 	for obj := range byObject {
-		gvk, err := apiutil.GVKForObject(obj, r.c.Scheme())
+		gvk, err := apiutil.GVKForObject(obj, r.spec.C.Scheme())
 		if err != nil {
 			return fmt.Errorf("%w: cache ByObject key %T: %w", ErrNotInScheme, obj, err)
 		}
 		keyOf[gvk] = obj
 	}
-	for _, k := range r.kinds {
-		key, ok := keyOf[k.gvk]
+	for _, k := range r.spec.Kinds {
+		key, ok := keyOf[k.GVK]
 		if !ok {
-			key = k.proto
+			key = k.Proto
 		}
 		bo := byObject[key]
 		if bo.ShardSelector != nil && bo.ShardSelector != cache.ShardSelector(s.sel) {
 			return fmt.Errorf("%w: %s already has a shard selector; ring %q cannot shard it too (a manager runs one ring)",
-				ErrOtherRing, k.gvk.Kind, r.opts.Ring)
+				ErrOtherRing, k.GVK.Kind, r.opts.Ring)
 		}
 		bo.ShardSelector = s.sel
 		byObject[key] = bo
@@ -46,7 +48,7 @@ func (s *serverSide) configureCache(co *cache.Options) error {
 	return nil
 }
 
-// serverSide is the gate's Reconcile in ServerSide mode, once the term
+// Reconcile is the gate's Reconcile in ServerSide mode (a gate.Mode), once the term
 // admitted it: it passes req to inner only while this shard admits the
 // segment of the object's key, and counts it in flight there, so that a
 // segment given up waits for it. A request of an object outside the
@@ -56,13 +58,14 @@ func (s *serverSide) configureCache(co *cache.Options) error {
 // NotFound is judged by the request's namespace; by uid, another NotFound
 // is passed on (the object was this shard's: only its cache's events and
 // its own requeues bring requests).
-func (g *gate) serverSide(ctx context.Context, t *term, req reconcile.Request) (reconcile.Result, error) {
-	r, s := g.r, g.r.ss
-	cobj, reader, err := g.newTarget()
+func (s *serverSide) Reconcile(ctx context.Context, t *gate.Term, k spec.Kind, req reconcile.Request, inner reconcile.Reconciler) (reconcile.Result, error) {
+	r := s.r
+	cobj, err := gate.NewObject(r.spec, k)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	hkey := g.k.gvk.Kind + "/" + req.String()
+	reader := t.Reader
+	hkey := k.GVK.Kind + "/" + req.String()
 	seg := -1
 	err = reader.Get(ctx, req.NamespacedName, cobj)
 	switch {
@@ -91,17 +94,15 @@ func (g *gate) serverSide(ctx context.Context, t *term, req reconcile.Request) (
 	}
 	if seg >= 0 {
 		if !s.enter(seg) {
-			r.log.V(1).Info("not in this shard's hash ranges", "kind", g.k.gvk.Kind, "object", req.String(), "segment", seg)
+			r.spec.Log.V(1).Info("not in this shard's hash ranges", "kind", k.GVK.Kind, "object", req.String(), "segment", seg)
 			return reconcile.Result{}, nil
 		}
 		defer s.leave(seg)
 	}
 	// Writes of the reconcile are fenced by this term's hold.
-	ictx, cancel := context.WithCancel(client.WithFence(ctx, t.holder))
+	ictx, cancel := gate.Fenced(ctx, t)
 	defer cancel()
-	stop := context.AfterFunc(t.ctx, cancel)
-	defer stop()
-	return g.inner.Reconcile(ictx, req)
+	return inner.Reconcile(ictx, req)
 }
 
 // waitIdle waits until no reconcile of set's segments is in flight, or

@@ -7,6 +7,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 
 	"github.com/kubeloop/kubeloop/internal/lease"
+	"github.com/kubeloop/kubeloop/sharding/internal/membership"
 )
 
 // RangesAnnotation is set, in server-side mode, on each shard Lease to
@@ -25,7 +26,7 @@ const RangesAnnotation = "sharding.kubeloop.dev/ranges"
 // since (only this API wrote in between), so they never make a renewal
 // conflict.
 type annotatingAPI struct {
-	clientAPI
+	membership.ClientAPI
 	write sync.Mutex // serializes the writes; held across each request
 
 	mu      sync.Mutex
@@ -39,8 +40,8 @@ type annotatingAPI struct {
 
 var _ lease.API = (*annotatingAPI)(nil)
 
-func newAnnotatingAPI(c clientAPI, initial string) *annotatingAPI {
-	return &annotatingAPI{clientAPI: c, want: initial, signal: make(chan struct{})}
+func newAnnotatingAPI(c membership.ClientAPI, initial string) *annotatingAPI {
+	return &annotatingAPI{ClientAPI: c, want: initial, signal: make(chan struct{})}
 }
 
 // writeNow writes the annotation of generation gen (or later) on the
@@ -58,7 +59,7 @@ func (a *annotatingAPI) writeNow(ctx context.Context) bool {
 	a.mu.Unlock()
 	gen := a.stamp(next)
 	prev := next.ResourceVersion
-	out, err := a.clientAPI.Update(ctx, next)
+	out, err := a.ClientAPI.Update(ctx, next)
 	if err != nil {
 		return false
 	}
@@ -126,7 +127,7 @@ func (a *annotatingAPI) Create(ctx context.Context, l *coordinationv1.Lease) (*c
 	a.write.Lock()
 	defer a.write.Unlock()
 	gen := a.stamp(l)
-	out, err := a.clientAPI.Create(ctx, l)
+	out, err := a.ClientAPI.Create(ctx, l)
 	if err == nil {
 		a.coreWrote(out)
 		a.done(gen)
@@ -144,7 +145,7 @@ func (a *annotatingAPI) Update(ctx context.Context, l *coordinationv1.Lease) (*c
 		l.ResourceVersion = a.last.ResourceVersion
 	}
 	a.mu.Unlock()
-	out, err := a.clientAPI.Update(ctx, l)
+	out, err := a.ClientAPI.Update(ctx, l)
 	if err == nil {
 		a.coreWrote(out)
 		a.done(gen)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/fake"
+	"github.com/kubeloop/kubeloop/sharding/internal/membership"
 )
 
 // The lease core's renewal, decided on its own last write, does not
@@ -25,7 +26,7 @@ func TestAnnotatingAPIKeepsRenewalsFromConflicting(t *testing.T) {
 	require.NoError(t, clientgoscheme.AddToScheme(s))
 	c := fake.NewClientBuilder().WithScheme(s).Build()
 	ctx := context.Background()
-	a := newAnnotatingAPI(clientAPI{c: c}, "v1/127/00000000000000000000000000000000")
+	a := newAnnotatingAPI(membership.ClientAPI{C: c}, "v1/127/00000000000000000000000000000000")
 
 	created, err := a.Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "l"},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("me")}})

@@ -2,6 +2,8 @@ package sharding
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kubeloop/kubeloop/sharding/internal/spec"
 )
 
 // serverSideMetrics are ServerSide mode's collectors, beside the ring's
@@ -25,7 +27,7 @@ func newServerSideMetrics(reg prometheus.Registerer, ring string) (*serverSideMe
 	if reg == nil {
 		return m, nil
 	}
-	if err := register(reg, ring, m.segments, m.moves); err != nil {
+	if err := spec.Register(reg, ring, m.segments, m.moves); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -234,7 +234,6 @@ func newNSReplica(t *testing.T, ringName, leaseNS, shard string, inner reconcile
 	}
 	wg.Go(func() { _ = ca.Start(ctx) })
 	require.True(t, ca.WaitForCacheSync(ctx))
-	ring.SetCacheReader(ca)
 	gate, err := ring.Reconciler(&corev1.PodTemplate{}, inner)
 	require.NoError(t, err)
 	ctrl, err := controller.NewUnmanaged("ns-"+shard, controller.Options{Reconciler: gate, MaxConcurrentReconciles: 4, Logger: realLogger(), SkipNameValidation: ptrTrue()})
@@ -242,7 +241,7 @@ func newNSReplica(t *testing.T, ringName, leaseNS, shard string, inner reconcile
 	require.NoError(t, ctrl.Watch(source.Kind(ca, &corev1.PodTemplate{}, &handler.EnqueueRequestForObject{})))
 	wg.Go(func() { _ = ctrl.Start(ctx) })
 	ringErr := make(chan error, 1)
-	wg.Go(func() { ringErr <- ring.Start(ctx) })
+	wg.Go(func() { ringErr <- ring.Run(ctx, ca) })
 	rp := &nsReplica{shard: shard, ring: ring, cache: ca}
 	rp.stop = func() {
 		cancel()

@@ -4,71 +4,42 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/go-logr/logr"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/uuid"
 
-	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
 	"github.com/kubeloop/kubeloop/internal/lease"
+	"github.com/kubeloop/kubeloop/sharding/internal/assign"
+	"github.com/kubeloop/kubeloop/sharding/internal/gate"
+	"github.com/kubeloop/kubeloop/sharding/internal/membership"
+	"github.com/kubeloop/kubeloop/sharding/internal/sharder"
+	"github.com/kubeloop/kubeloop/sharding/internal/spec"
 )
 
-// kind is one sharded kind.
-type kind struct {
-	gvk        schema.GroupVersionKind
-	proto      client.Object
-	controlled bool // a child kind: moved without a drain
-}
-
-// Ring is this replica's membership in one ring: its shard Lease, its view
-// of the other shards, the assignment webhook, the gate in front of its
-// reconcilers, and, on the replica elected among the ring, the sharder.
-// Create it with New, set the cache reader, and run Start once (a manager
-// runnable that needs no leadership).
+// Ring is this replica's membership in one ring, the façade over its
+// parts (see the package doc): the membership (its shard Lease and its
+// view of the other shards), the gate in front of its reconcilers, the
+// assignment webhook and, on the replica elected among the ring, the
+// sharder. New builds it in one step; run Start (or Run, with the cache
+// the reconcilers read) once: a manager runnable that needs no
+// leadership.
 type Ring struct {
-	opts     Options
-	c        client.Client // live: Leases, label patches, sweeps
-	kinds    []kind
-	log      logr.Logger
-	metrics  *metrics
-	holder   string // this process's holder identity
-	shardKey string // ShardLabel(ring)
-	drainKey string // DrainLabel(ring)
-
+	spec    *spec.Spec
+	opts    Options
+	members *membership.Membership
+	gate    *gate.Gate
+	sharder *sharder.Sharder // runs in Labels mode only (ServerSide mode has no sharder)
+	webhook http.Handler
 	first   *lease.Holder // the shard Lease's holder of the first term (later terms get their own)
-	members *members      // this replica's observations of the shard Leases
-	view    atomic.Pointer[view]
-	reader  atomic.Pointer[readerBox] // the cache, for the reconcilers' gate
+	kick    chan struct{} // the membership changed: the sharder sweeps, ServerSide mode steps
+	ss      *serverSide   // ServerSide mode's state; nil in Labels mode (serverside.go)
 	started atomic.Bool
-
-	// The gate in front of the reconcilers.
-	mu          sync.Mutex
-	cur         *term         // the current (or last) hold of the shard Lease; nil before the first
-	accepting   bool          // cur admits reconciles
-	admitting   chan struct{} // closed once the shard first admits reconciles
-	admittedYet bool
-	inflight    int
-	idle        *sync.Cond
-	handedOver  map[string]struct{} // keys acknowledged, until their NotFound
-
-	kick  chan struct{}                   // asks the sharder for a sweep now
-	swept atomic.Pointer[map[string]bool] // the live shards of the last complete sweep
-
-	ss *serverSide // ServerSide mode's state; nil in Labels mode (serverside.go)
 }
-
-type readerBox struct{ r client.Reader }
 
 // New checks opts and returns this replica's Ring. c must read from and
 // write to the API server directly (not a cache): it holds the Leases,
@@ -85,18 +56,46 @@ func New(c client.Client, opts Options) (*Ring, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	r := &Ring{
-		opts:       o,
-		c:          c,
-		holder:     o.Shard + "_" + string(uuid.NewUUID()),
-		shardKey:   ShardLabel(o.Ring),
-		drainKey:   DrainLabel(o.Ring),
-		handedOver: map[string]struct{}{},
-		kick:       make(chan struct{}, 1),
-		admitting:  make(chan struct{}),
-		log:        o.Logger.WithValues("ring", o.Ring, "shard", o.Shard),
+	s := &spec.Spec{
+		Ring: o.Ring, Shard: o.Shard, Namespace: o.Namespace,
+		Holder:   o.Shard + "_" + string(uuid.NewUUID()),
+		ShardKey: ShardLabel(o.Ring), DrainKey: DrainLabel(o.Ring),
+		LeaseDuration: o.LeaseDuration, RenewDeadline: o.RenewDeadline, RetryPeriod: o.RetryPeriod,
+		SweepInterval: o.SweepInterval, DrainCheckInterval: o.DrainCheckInterval,
+		SweepPageSize: o.SweepPageSize, VirtualNodes: o.VirtualNodes,
+		C:   c,
+		Log: o.Logger.WithValues("ring", o.Ring, "shard", o.Shard),
 	}
-	r.idle = sync.NewCond(&r.mu)
+	if s.Kinds, err = kindsOf(c, o); err != nil {
+		return nil, err
+	}
+	if s.Metrics, err = spec.NewMetrics(o.Metrics, o.Ring); err != nil {
+		return nil, err
+	}
+	r := &Ring{spec: s, opts: o, kick: make(chan struct{}, 1)}
+	var api lease.API
+	var mode gate.Mode
+	if o.Mode == ServerSide {
+		r.ss = newServerSide(r)
+		api, mode = r.ss.api, r.ss
+	}
+	r.members = membership.New(s, api, func() { spec.Signal(r.kick) })
+	r.gate = gate.New(s, mode)
+	w := o.Webhook
+	cfg := assign.Config{Disabled: w.Disabled, ConfigurationName: w.ConfigurationName, Service: w.Service, URL: w.URL,
+		CABundle: w.CABundle, TimeoutSeconds: w.TimeoutSeconds, NamespaceSelector: w.NamespaceSelector,
+		ObjectSelector: w.ObjectSelector, Path: Path(o.Ring)}
+	r.sharder = sharder.New(s, r.members, r.kick, func(ctx context.Context) error { return assign.Ensure(ctx, s, cfg) })
+	r.webhook = assign.NewHandler(s, r.members.View)
+	if r.first, err = r.members.NewShardHolder(); err != nil {
+		return nil, fmt.Errorf("sharding: ring %q: %w", o.Ring, err)
+	}
+	return r, nil
+}
+
+// kindsOf resolves the sharded kinds of o in c's scheme.
+func kindsOf(c client.Client, o Options) ([]spec.Kind, error) {
+	var kinds []spec.Kind
 	var errs []error
 	seen := map[schema.GroupKind]bool{}
 	add := func(obj client.Object, controlled bool) {
@@ -110,7 +109,7 @@ func New(c client.Client, opts Options) (*Ring, error) {
 			return
 		}
 		seen[gvk.GroupKind()] = true
-		r.kinds = append(r.kinds, kind{gvk: gvk, proto: obj, controlled: controlled})
+		kinds = append(kinds, spec.Kind{GVK: gvk, Proto: obj, Controlled: controlled})
 	}
 	for _, obj := range o.Objects {
 		add(obj, false)
@@ -118,102 +117,33 @@ func New(c client.Client, opts Options) (*Ring, error) {
 	for _, obj := range o.Controlled {
 		add(obj, true)
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	if r.metrics, err = newMetrics(o.Metrics, o.Ring); err != nil {
-		return nil, err
-	}
-	if o.Mode == ServerSide {
-		r.ss = newServerSide(r)
-	}
-	r.first, err = r.newShardHolder()
-	if err != nil {
-		return nil, fmt.Errorf("sharding: ring %q: %w", o.Ring, err)
-	}
-	r.members = newMembers()
-	return r, nil
+	return kinds, errors.Join(errs...)
 }
 
 // Name returns the ring's name.
-func (r *Ring) Name() string { return r.opts.Ring }
+func (r *Ring) Name() string { return r.spec.Ring }
 
 // Shard returns this replica's shard name.
-func (r *Ring) Shard() string { return r.opts.Shard }
+func (r *Ring) Shard() string { return r.spec.Shard }
 
 // ShardLabel returns the label key that names an object's shard in this
 // ring.
-func (r *Ring) ShardLabel() string { return r.shardKey }
+func (r *Ring) ShardLabel() string { return r.spec.ShardKey }
 
 // DrainLabel returns the label key that marks an object of this ring
 // draining.
-func (r *Ring) DrainLabel() string { return r.drainKey }
+func (r *Ring) DrainLabel() string { return r.spec.DrainKey }
+
+// RetryPeriod returns the ring's RetryPeriod: the interval of its
+// renewals and membership reads.
+func (r *Ring) RetryPeriod() time.Duration { return r.spec.RetryPeriod }
 
 // Shards returns the shards alive in this replica's last view of the
 // ring, sorted; nil before the first read.
 func (r *Ring) Shards() []string {
-	if v := r.view.Load(); v != nil {
-		return v.ring.Shards()
+	if v := r.members.View(); v != nil {
+		return v.Ring.Shards()
 	}
-	return nil
-}
-
-// SetCacheReader sets the reader the reconcilers' gate reads objects
-// from: the cache whose sharded kinds ConfigureCache filtered (the
-// manager's client). Until it is set the gate reads through the live
-// client.
-func (r *Ring) SetCacheReader(reader client.Reader) {
-	r.reader.Store(&readerBox{r: reader})
-}
-
-// ConfigureCache makes co cache, of every sharded kind, only the objects
-// assigned to this shard: it adds the requirement ShardLabel()=Shard() to
-// the kind's label selector (ByObject's, or DefaultLabelSelector's). It
-// copies co.ByObject before changing it. It fails with ErrOtherRing when a
-// kind is already filtered by another ring's shard label, and with
-// ErrNotInScheme when a ByObject key is not in the client's scheme.
-func (r *Ring) ConfigureCache(co *cache.Options) error {
-	if r.ss != nil {
-		return r.ss.configureCache(co)
-	}
-	byObject := make(map[client.Object]cache.ByObject, len(co.ByObject)+len(r.kinds))
-	maps.Copy(byObject, co.ByObject)
-	keyOf := map[schema.GroupVersionKind]client.Object{}
-	for obj := range byObject {
-		gvk, err := apiutil.GVKForObject(obj, r.c.Scheme())
-		if err != nil {
-			return fmt.Errorf("%w: cache ByObject key %T: %w", ErrNotInScheme, obj, err)
-		}
-		keyOf[gvk] = obj
-	}
-	req, err := labels.NewRequirement(r.shardKey, selection.Equals, []string{r.opts.Shard})
-	if err != nil {
-		return fmt.Errorf("sharding: ring %q: selector: %w", r.opts.Ring, err)
-	}
-	for _, k := range r.kinds {
-		key, ok := keyOf[k.gvk]
-		if !ok {
-			key = k.proto
-		}
-		bo := byObject[key]
-		sel := bo.Label
-		if sel == nil {
-			sel = co.DefaultLabelSelector
-		}
-		if sel == nil {
-			sel = labels.Everything()
-		}
-		reqs, _ := sel.Requirements()
-		for _, q := range reqs {
-			if strings.HasPrefix(q.Key(), ShardLabelPrefix) && q.Key() != r.shardKey {
-				return fmt.Errorf("%w: %s is cached by %s; ring %q cannot shard it too (a manager runs one ring)",
-					ErrOtherRing, k.gvk.Kind, q.Key(), r.opts.Ring)
-			}
-		}
-		bo.Label = sel.Add(*req)
-		byObject[key] = bo
-	}
-	co.ByObject = byObject
 	return nil
 }
 
@@ -221,13 +151,11 @@ func (r *Ring) ConfigureCache(co *cache.Options) error {
 // Lease is held and while it is not renewed in time.
 func (r *Ring) Checker(*http.Request) error {
 	h := r.first
-	r.mu.Lock()
-	if r.cur != nil {
-		h = r.cur.holder
+	if t, _ := r.gate.Current(); t != nil {
+		h = t.Holder
 	}
-	r.mu.Unlock()
 	if !h.Valid(time.Now()) {
-		return fmt.Errorf("sharding: ring %q: shard %q does not hold its Lease %s", r.opts.Ring, r.opts.Shard, h.Key())
+		return fmt.Errorf("sharding: ring %q: shard %q does not hold its Lease %s", r.spec.Ring, r.spec.Shard, h.Key())
 	}
 	return nil
 }
@@ -235,82 +163,13 @@ func (r *Ring) Checker(*http.Request) error {
 // NeedLeaderElection returns false: every replica is a shard.
 func (r *Ring) NeedLeaderElection() bool { return false }
 
-// watchMembers reads the ring's Leases into the view that the webhook and
-// Shards use, and kicks the sharder when the set of live shards changed.
-// It reads every RetryPeriod, and sooner: when the hold of a live shard
-// ends by this replica's observation (a timer set for that moment), and,
-// when the client can watch (leasewatch.go), as soon as a Lease event may
-// change the view (a new shard, a released or deleted Lease); the watch
-// also keeps the observations of renewals fresh.
-func (r *Ring) watchMembers(ctx context.Context) {
-	changed := make(chan struct{}, 1)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	if w, ok := r.watcher(); ok {
-		wg.Go(func() {
-			r.watchLeases(ctx, w, func(l *coordinationv1.Lease, deleted bool, at time.Time) {
-				shard := l.Labels[ShardNameLabel]
-				if shard == "" {
-					return
-				}
-				v := r.view.Load()
-				alive := v != nil && v.alive[shard]
-				if !deleted {
-					r.members.observe(shard, l, at)
-				}
-				// A renewal of a live shard only moves its expiry later.
-				if !alive || deleted || lease.RecordOf(l.Spec).Holder == "" {
-					signal(changed)
-				}
-			}, client.MatchingLabels{RingLabel: r.opts.Ring})
-		})
-	}
-	timer := time.NewTimer(r.opts.RetryPeriod)
-	defer timer.Stop()
-	for {
-		next := r.opts.RetryPeriod
-		v, err := readView(ctx, r.c, r.members, r.opts.Namespace, r.opts.Ring, r.opts.VirtualNodes)
-		if err == nil {
-			old := r.view.Swap(v)
-			r.metrics.shards.WithLabelValues(r.opts.Ring).Set(float64(v.ring.Len()))
-			if old == nil || !equalShards(old.ring.Shards(), v.ring.Shards()) {
-				r.log.Info("ring membership", "shards", v.ring.Shards())
-				r.kickSharder()
-			}
-			if at := r.members.nextExpiry(v.alive); !at.IsZero() {
-				if until := time.Until(at); until < next {
-					next = max(until, 0) + time.Millisecond
-				}
-			}
-		} else if ctx.Err() == nil {
-			r.log.Error(err, "cannot read the ring's leases")
-		}
-		timer.Reset(next)
-		select {
-		case <-ctx.Done():
-			return
-		case <-timer.C:
-		case <-changed:
-			timer.Stop() // Go 1.23 timers: no stale tick after Stop
-		}
-	}
-}
-
-func (r *Ring) kickSharder() {
-	select {
-	case r.kick <- struct{}{}:
-	default:
-	}
-}
-
-func equalShards(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+// WebhookHandler returns the assignment webhook, to serve at
+// Path(ring) on the webhook server (the manager does this). It answers
+// CREATE and UPDATE of sharded objects that carry no shard label: it
+// assigns them to their shard on this replica's view of the ring. An
+// UPDATE that drops the label of an object that was not draining keeps
+// its old shard (a client wrote an object read before it was assigned);
+// the UPDATE that acknowledges a drain gets the new shard at once. It
+// never moves an assigned object. With no view yet, or no live shard, it
+// admits the object unchanged and the sweep assigns it later.
+func (r *Ring) WebhookHandler() http.Handler { return r.webhook }
