@@ -110,7 +110,7 @@ var fixtures = []fixture{
 	},
 	{
 		dir:     "patterns",
-		summary: []string{"manual items: 0", "  " + kindInterceptor + " "},
+		summary: []string{"manual items: 0", "  " + kindInterceptor + " ", "go.mod: require " + zaprawModule + " " + defaultVersion},
 		passed: []string{
 			"example.com/patterns/admissionhandler",
 			"example.com/patterns/apiwarnings",
@@ -134,6 +134,7 @@ var fixtures = []fixture{
 			"example.com/patterns/webhookserver",
 			"example.com/patterns/zapencoder",
 			"example.com/patterns/zaplog",
+			"example.com/patterns/zapraw",
 		},
 	},
 }
@@ -161,7 +162,9 @@ func kubebuilderAssets(t *testing.T) string {
 
 // TestFixturesEndToEnd migrates each fixture in a copy, runs the tool a
 // second time (it changes nothing), points go.mod at this checkout with a
-// replace directive (the only edit, as the tool's summary says to), and
+// replace directive (the only edit, as the tool's summary says to; a
+// second one for kubeloop's log/zap/zapraw module where the tool required
+// it), and
 // builds, vets and tests the result. controller-runtime must be gone from
 // go.mod. The fixtures' own dependencies (Ginkgo, Gomega, robfig/cron,
 // go.uber.org/zap) come from the Go module proxy or the module cache.
@@ -192,6 +195,9 @@ func TestFixturesEndToEnd(t *testing.T) {
 			require.NoError(t, err)
 			assert.NotContains(t, string(mod), "sigs.k8s.io/controller-runtime", "the tool drops controller-runtime from go.mod")
 			mod = append(mod, []byte("\nreplace github.com/kubeloop/kubeloop => "+root+"\n")...)
+			if strings.Contains(string(mod), zaprawModule+" ") {
+				mod = append(mod, []byte("replace "+zaprawModule+" => "+filepath.Join(root, "log", "zap", "zapraw")+"\n")...)
+			}
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), mod, 0o644))
 
 			goCmd(t, dir, 3*time.Minute, "mod", "tidy")

@@ -35,8 +35,8 @@ func (r *fileRewriter) fieldRules(t ast.Expr) map[string]fieldRule {
 		return nil
 	}
 	p, ok := r.cr[local]
-	if !ok {
-		return nil
+	if !ok || (p == crZap && r.pkg.zapRaw) {
+		return nil // zapraw's Options has every field of controller-runtime's
 	}
 	return fields[p+"."+name]
 }

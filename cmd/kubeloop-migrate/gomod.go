@@ -19,6 +19,7 @@ type goModEdit struct {
 	version    string // kubeloop's version to require
 	crImported bool   // some file imported controller-runtime before the run
 	crUsed     bool   // some file still imports it after the run
+	zapRaw     bool   // some file imports kubeloop's zapraw module after the run
 }
 
 // rewriteGoMod returns go.mod edited for e, as text, line by line, so
@@ -28,11 +29,13 @@ type goModEdit struct {
 // required at e.version, the go directive is raised to klGoVersion, the
 // requirements kubeloop has at a newer version are raised to it (raised
 // lists them), and controller-runtime's require line is dropped unless
-// e.crUsed. changes says what else was done.
+// e.crUsed; with e.zapRaw, kubeloop's zapraw module is required too, at
+// e.version (the two are released together). changes says what else was
+// done.
 func rewriteGoMod(src string, e goModEdit) (out string, changes []string, raised []raise) {
 	lines := strings.Split(src, "\n")
 	var kept []string
-	inRequire, hasKL, firstBlock := false, false, -1
+	inRequire, hasKL, hasZapraw, firstBlock := false, false, false, -1
 	for _, line := range lines {
 		code := strings.SplitN(line, "//", 2)[0]
 		fields := strings.Fields(code)
@@ -58,6 +61,8 @@ func rewriteGoMod(src string, e goModEdit) (out string, changes []string, raised
 		case "":
 		case klModule:
 			hasKL = true
+		case zaprawModule:
+			hasZapraw = true
 		case crModule:
 			if !e.crUsed {
 				changes = append(changes, "dropped "+crModule+" (nothing imports it)")
@@ -77,17 +82,26 @@ func rewriteGoMod(src string, e goModEdit) (out string, changes []string, raised
 		}
 		kept = append(kept, line)
 	}
+	var add []string
 	if !hasKL && e.crImported {
-		req := "\t" + klModule + " " + e.version
-		if firstBlock >= 0 {
-			kept = append(kept[:firstBlock+1], append([]string{req}, kept[firstBlock+1:]...)...)
-		} else {
+		add = append(add, klModule)
+	}
+	if !hasZapraw && e.crImported && e.zapRaw {
+		add = append(add, zaprawModule)
+	}
+	for i, mod := range add {
+		req := "\t" + mod + " " + e.version
+		switch {
+		case firstBlock >= 0:
+			at := firstBlock + 1 + i
+			kept = append(kept[:at], append([]string{req}, kept[at:]...)...)
+		default:
 			for len(kept) > 0 && strings.TrimSpace(kept[len(kept)-1]) == "" {
 				kept = kept[:len(kept)-1]
 			}
 			kept = append(kept, "", "require "+strings.TrimSpace(req), "")
 		}
-		changes = append(changes, "require "+klModule+" "+e.version)
+		changes = append(changes, "require "+mod+" "+e.version)
 	}
 	return strings.Join(kept, "\n"), changes, raised
 }

@@ -12,13 +12,17 @@
 //	/tmp/kubeloop-migrate [-dry-run] /path/to/operator
 //
 // Built from a checkout, it requires kubeloop at defaultVersion and prints
-// the go mod edit -replace line that points the module at the checkout.
+// the go mod edit -replace line that points the module at the checkout (two
+// lines when the module also needs kubeloop's log/zap/zapraw module).
 //
 // It rewrites import paths, the ctrl alias package's names, renamed
 // identifiers and option fields, event types, event recorder calls, the
 // metrics server options, webhook builders and CustomDefaulter and
 // CustomValidator implementations (to kubeloop's typed forms, where that is
-// safe), zapcore levels and time encoders (to kubeloop's log/zap),
+// safe), controller-runtime's pkg/log/zap (to kubeloop's log/zap on
+// log/slog, with zapcore's levels and time encoders; or, in a package that
+// uses its go.uber.org/zap types such as NewRaw's *zap.Logger, to the
+// log/zap/zapraw module, which keeps them),
 // interceptor.Funcs callbacks (client.WithWatch parameters to
 // client.Client), and go.mod (kubeloop added, the requirements kubeloop has
 // at newer versions raised, controller-runtime dropped once nothing imports
@@ -96,8 +100,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kubeloop-migrate: %v\n", err)
 		return 1
 	}
-	if fromCheckout && !m.klReplaced && slices.Contains(m.rep.gomod, "require "+klModule+" "+*version) {
-		m.rep.notes = append(m.rep.notes, checkoutHint(*version))
+	if fromCheckout {
+		var mods []string // required now, not replaced yet
+		if !m.klReplaced && slices.Contains(m.rep.gomod, "require "+klModule+" "+*version) {
+			mods = append(mods, klModule)
+		}
+		if !m.zaprawReplaced && slices.Contains(m.rep.gomod, "require "+zaprawModule+" "+*version) {
+			mods = append(mods, zaprawModule)
+		}
+		if len(mods) > 0 {
+			m.rep.notes = append(m.rep.notes, checkoutHint(*version, mods))
+		}
 	}
 	summary := stdout
 	if *dryRun {
@@ -138,8 +151,10 @@ func versionOf(bi *debug.BuildInfo) (version string, fromCheckout bool) {
 }
 
 // checkoutHint says how to build the migrated module against the kubeloop
-// checkout this command was built from.
-func checkoutHint(version string) string {
+// checkout this command was built from: a replace directive for each of
+// mods (kubeloop, and its zapraw module, which lives in the checkout's
+// log/zap/zapraw).
+func checkoutHint(version string, mods []string) string {
 	dir := "<your kubeloop checkout>"
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
 		root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
@@ -147,8 +162,12 @@ func checkoutHint(version string) string {
 			dir = root
 		}
 	}
-	return "kubeloop-migrate was built from a checkout of kubeloop, so go.mod now requires " + klModule + " " + version +
-		", which no module proxy may serve: point it at the checkout with\n" +
-		"  go mod edit -replace " + klModule + "=" + dir + "\n" +
+	var req, edits []string
+	for _, mod := range mods {
+		req = append(req, mod+" "+version)
+		edits = append(edits, "  go mod edit -replace "+mod+"="+dir+strings.TrimPrefix(mod, klModule)+"\n")
+	}
+	return "kubeloop-migrate was built from a checkout of kubeloop, so go.mod now requires " + strings.Join(req, " and ") +
+		", which no module proxy may serve: point it at the checkout with\n" + strings.Join(edits, "") +
 		"or run again with -version <a released version>"
 }

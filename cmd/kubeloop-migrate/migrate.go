@@ -24,7 +24,8 @@ type migration struct {
 	diff    io.Writer // where -dry-run writes the diff
 	rep     *report
 
-	klReplaced bool // go.mod has a replace directive for kubeloop
+	klReplaced     bool // go.mod has a replace directive for kubeloop
+	zaprawReplaced bool // and one for kubeloop's zapraw module
 }
 
 // sourceFile is one parsed Go file of the module.
@@ -41,6 +42,7 @@ func (m *migration) run() error {
 		return fmt.Errorf("%s is not a module root: %w", m.root, err)
 	}
 	m.klReplaced = strings.Contains(string(modSrc), klModule+" =>")
+	m.zaprawReplaced = strings.Contains(string(modSrc), zaprawModule+" =>")
 	pkgs, err := m.parseAll()
 	if err != nil {
 		return err
@@ -54,7 +56,7 @@ func (m *migration) run() error {
 	// Everything is rewritten in memory first: a file that fails leaves
 	// the module as it was.
 	var changes []fileChange
-	crUsed := false
+	crUsed, zapRaw := false, false
 	for _, files := range pkgs {
 		if !crImported {
 			break // a module without controller-runtime is left alone
@@ -70,15 +72,15 @@ func (m *migration) run() error {
 				final = out
 				changes = append(changes, fileChange{rel: f.path, old: f.src, new: out})
 			}
-			used, items, err := inspectResult(f.path, final)
+			res, err := inspectResult(f.path, final)
 			if err != nil {
 				return fmt.Errorf("%w (nothing was written)", err)
 			}
-			crUsed = crUsed || used
-			m.rep.manual = append(m.rep.manual, items...)
+			crUsed, zapRaw = crUsed || res.crUsed, zapRaw || res.zapRaw
+			m.rep.manual = append(m.rep.manual, res.items...)
 		}
 	}
-	newMod, modChanges, raised := rewriteGoMod(string(modSrc), goModEdit{version: m.version, crImported: crImported, crUsed: crUsed})
+	newMod, modChanges, raised := rewriteGoMod(string(modSrc), goModEdit{version: m.version, crImported: crImported, crUsed: crUsed, zapRaw: zapRaw})
 	m.rep.gomod, m.rep.raised = modChanges, raised
 	if newMod != string(modSrc) {
 		changes = append(changes, fileChange{rel: "go.mod", old: modSrc, new: []byte(newMod)})
@@ -295,23 +297,34 @@ func packageInfo(files []sourceFile) map[string]*pkgInfo {
 		for name := range interceptorFuncNames(f.ast) {
 			pi.interceptorFuncs[name] = true
 		}
+		pi.zapRaw = pi.zapRaw || usesZapTypes(f.ast)
 	}
 	return info
 }
 
-// inspectResult parses a file as it is after the run and reports whether
-// it still imports controller-runtime, and its manual items.
-func inspectResult(rel string, src []byte) (crUsed bool, items []manualItem, err error) {
+// result is what inspectResult found in a file after the run.
+type result struct {
+	crUsed bool // it still imports controller-runtime
+	zapRaw bool // it imports kubeloop's zapraw module
+	items  []manualItem
+}
+
+// inspectResult parses a file as it is after the run and reports what go.mod
+// needs for it, and its manual items.
+func inspectResult(rel string, src []byte) (result, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, rel, src, parser.ParseComments)
 	if err != nil {
-		return false, nil, fmt.Errorf("%s after rewriting: %w", rel, err)
+		return result{}, fmt.Errorf("%s after rewriting: %w", rel, err)
 	}
+	var res result
 	for _, spec := range f.Imports {
 		p, _ := strconv.Unquote(spec.Path.Value)
 		if p == crModule || strings.HasPrefix(p, crModule+"/") {
-			crUsed = true
+			res.crUsed = true
 		}
+		res.zapRaw = res.zapRaw || p == zaprawModule
 	}
-	return crUsed, manualItems(fset, f), nil
+	res.items = manualItems(fset, f)
+	return res, nil
 }

@@ -14,6 +14,7 @@ type pkgInfo struct {
 	names            map[string]bool // package-level declarations
 	recorders        map[string]bool // fields and variables of type record.EventRecorder
 	interceptorFuncs map[string]bool // functions named as interceptor.Funcs callbacks
+	zapRaw           bool            // a file uses pkg/log/zap's go.uber.org/zap types: the package's pkg/log/zap goes to zapraw
 }
 
 // fileRewriter migrates one parsed file.
@@ -95,7 +96,7 @@ func (r *fileRewriter) finishImports(before map[string]int) {
 	}
 	for _, spec := range r.file.Imports {
 		p := importPath(spec)
-		rule, ok := packages[p]
+		rule, ok := r.rule(p)
 		if !ok || rule.to == "" {
 			continue
 		}
@@ -160,7 +161,7 @@ func (r *fileRewriter) rewriteSelectors() {
 		if !ok {
 			return e
 		}
-		rule := packages[p]
+		rule, _ := r.rule(p)
 		t, ok := rule.members[name]
 		switch {
 		case ok && t.path != "":

@@ -61,7 +61,6 @@ const (
 var (
 	noteWatchNS  = "use Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}"
 	notePointers = "kubeloop takes a time.Duration here, not a pointer"
-	noteZapRaw   = "kubeloop's zap is built on log/slog, without go.uber.org/zap: "
 )
 
 // packages maps controller-runtime import paths to their rules.
@@ -115,11 +114,9 @@ var packages = map[string]pkgRule{
 	crModule + "/pkg/certwatcher": {to: kl("certwatcher")},
 	crModule + "/pkg/config":      {to: kl("config")},
 	crModule + "/pkg/conversion":  {to: kl("webhook/conversion")},
-	crModule + "/pkg/log/zap": {to: kl("log/zap"), members: map[string]target{
-		"Encoder":    {note: noteZapRaw + "zapcore encoders do not apply; use zap.JSONEncoder() or zap.ConsoleEncoder() (the default is JSON, console with Development)"},
-		"RawZapOpts": {note: noteZapRaw + "go.uber.org/zap options do not apply; remove RawZapOpts"},
-		"NewRaw":     {note: noteZapRaw + "there is no *zap.Logger: use zap.New for a logr.Logger, or build the *zap.Logger with go.uber.org/zap itself (zap.NewProduction(), zap.NewDevelopment(), zap.New(zapcore.NewCore(...)))"},
-	}},
+	// A package that uses pkg/log/zap's go.uber.org/zap types (NewRaw,
+	// RawZapOpts, Encoder, ZapOpts, ...) gets zaprawRule instead (zapraw.go).
+	crZap:                            {to: kl("log/zap")},
 	crModule + "/pkg/cluster":        {note: "kubeloop has no cluster package: a manager per cluster (manager.New) gives the same client, cache and mapper"},
 	crModule + "/pkg/leaderelection": {note: "use kubeloop's leaderelection.New(cfg, leaderelection.Options) or the manager's LeaderElection options"},
 }
@@ -189,10 +186,6 @@ type fieldRule struct {
 var fields = map[string]map[string]fieldRule{
 	crModule + ".Options":             managerFields,
 	crModule + "/pkg/manager.Options": managerFields,
-	crModule + "/pkg/log/zap.Options": {
-		"Encoder":    {note: noteZapRaw + "zapcore encoders do not apply; remove Encoder and pass zap.JSONEncoder() or zap.ConsoleEncoder() to zap.New (the default is JSON, console with Development)"},
-		"NewEncoder": {note: noteZapRaw + "zapcore encoders do not apply; remove NewEncoder"},
-	},
 	crModule + "/pkg/client/interceptor.Funcs": {
 		"SubResource": {note: "kubeloop's interceptor.Funcs has no SubResource: intercept SubResourceGet, SubResourceCreate, SubResourceUpdate, SubResourcePatch and SubResourceApply"},
 	},

@@ -177,7 +177,7 @@ func main() {
 			kinds: map[string]int{kindLogger: 4},
 		},
 		{
-			name: "zapcore stays for other uses and in calls of go.uber.org/zap, which get a note",
+			name: "go.uber.org/zap beside pkg/log/zap takes the package to zapraw, where zapcore's values stay",
 			give: `package main
 
 import (
@@ -193,24 +193,22 @@ var o = crzap.Options{TimeEncoder: zapcore.RFC3339NanoTimeEncoder, Level: zapcor
 			want: `package main
 
 import (
-	crzap "github.com/kubeloop/kubeloop/log/zap"
+	crzap "github.com/kubeloop/kubeloop/log/zap/zapraw"
 	uberzap "go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
 
-// kubeloop-migrate: ` + noteUberZap + `
 var lvl = uberzap.NewAtomicLevelAt(zapcore.DebugLevel)
 var enc zapcore.EncoderConfig
-var o = crzap.Options{TimeEncoder: crzap.RFC3339NanoTimeEncoder, Level: crzap.InfoLevel}
+var o = crzap.Options{TimeEncoder: zapcore.RFC3339NanoTimeEncoder, Level: zapcore.InfoLevel}
 `,
-			kinds: map[string]int{kindLogger: 2},
+			kinds: map[string]int{kindImport: 1, kindLogger: 0},
 		},
 		{
-			name: "zapcore stays inside EncoderConfig options; zap.Option values need no note",
+			name: "zapcore stays inside EncoderConfig options",
 			give: `package main
 
 import (
-	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	logzap "sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
@@ -220,7 +218,6 @@ func iso(c *zapcore.EncoderConfig) { c.EncodeTime = zapcore.ISO8601TimeEncoder }
 var opts = logzap.Options{TimeEncoder: zapcore.ISO8601TimeEncoder, EncoderConfigOptions: []logzap.EncoderConfigOption{iso}}
 
 func f(o *logzap.Options) {
-	o.ZapOpts = append(o.ZapOpts, zap.AddCaller())
 	o.EncoderConfigOptions = append(o.EncoderConfigOptions, func(config *zapcore.EncoderConfig) {
 		config.EncodeLevel = zapcore.CapitalLevelEncoder
 		config.EncodeTime = zapcore.RFC3339TimeEncoder
@@ -232,7 +229,6 @@ func f(o *logzap.Options) {
 
 import (
 	logzap "github.com/kubeloop/kubeloop/log/zap"
-	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
 
@@ -241,7 +237,6 @@ func iso(c *zapcore.EncoderConfig) { c.EncodeTime = zapcore.ISO8601TimeEncoder }
 var opts = logzap.Options{TimeEncoder: logzap.ISO8601TimeEncoder, EncoderConfigOptions: []logzap.EncoderConfigOption{iso}}
 
 func f(o *logzap.Options) {
-	o.ZapOpts = append(o.ZapOpts, zap.AddCaller())
 	o.EncoderConfigOptions = append(o.EncoderConfigOptions, func(config *zapcore.EncoderConfig) {
 		config.EncodeLevel = zapcore.CapitalLevelEncoder
 		config.EncodeTime = zapcore.RFC3339TimeEncoder
@@ -411,7 +406,7 @@ var l = zapcore.DebugLevel
 `,
 		},
 		{
-			name: "zap's go.uber.org/zap-only options get notes",
+			name: "zap's go.uber.org/zap-typed names take the package to zapraw, with no notes",
 			give: `package main
 
 import (
@@ -430,19 +425,15 @@ func f() {
 			want: `package main
 
 import (
-	"github.com/kubeloop/kubeloop/log/zap"
+	zap "github.com/kubeloop/kubeloop/log/zap/zapraw"
 	"go.uber.org/zap/zapcore"
 )
 
 var enc zapcore.Encoder
 
-// kubeloop-migrate: Encoder: ` + noteZapRaw + `zapcore encoders do not apply; remove Encoder and pass zap.JSONEncoder() or zap.ConsoleEncoder() to zap.New (the default is JSON, console with Development)
-// kubeloop-migrate: NewEncoder: ` + noteZapRaw + `zapcore encoders do not apply; remove NewEncoder
 var o = zap.Options{Encoder: enc, ZapOpts: nil, EncoderConfigOptions: nil, NewEncoder: nil}
 
 func f() {
-	// kubeloop-migrate: zap.Encoder: ` + noteZapRaw + `zapcore encoders do not apply; use zap.JSONEncoder() or zap.ConsoleEncoder() (the default is JSON, console with Development)
-	// kubeloop-migrate: zap.RawZapOpts: ` + noteZapRaw + `go.uber.org/zap options do not apply; remove RawZapOpts
 	_ = zap.New(zap.Encoder(enc), zap.RawZapOpts(), zap.ConsoleEncoder(func(*zapcore.EncoderConfig) {}), zap.JSONEncoder())
 }
 `,

@@ -12,15 +12,6 @@ const (
 
 // zapcoreNames are the zapcore values kubeloop's log/zap has under the
 // same name: the levels (of type zap.LevelValue) and the time encoders.
-// uberZapOptions are go.uber.org/zap's Option constructors: log/zap's
-// Options.ZapOpts accepts their values (and does not apply them), so they
-// need no note.
-var uberZapOptions = map[string]bool{
-	"AddCaller": true, "AddCallerSkip": true, "AddStacktrace": true, "Development": true,
-	"ErrorOutput": true, "Fields": true, "Hooks": true, "IncreaseLevel": true, "OnFatal": true,
-	"WithCaller": true, "WithClock": true, "WithFatalHook": true, "WithPanicHook": true, "WrapCore": true,
-}
-
 var zapcoreNames = map[string]bool{
 	"DebugLevel": true, "InfoLevel": true, "WarnLevel": true, "ErrorLevel": true,
 	"DPanicLevel": true, "PanicLevel": true, "FatalLevel": true,
@@ -28,46 +19,25 @@ var zapcoreNames = map[string]bool{
 	"EpochTimeEncoder": true, "EpochMillisTimeEncoder": true, "EpochNanosTimeEncoder": true,
 }
 
-// noteUberZap is left once per file that uses go.uber.org/zap beside
-// controller-runtime's zap package, other than for the Options that
-// log/zap's Options.ZapOpts accepts.
-const noteUberZap = "kubeloop's log/zap takes none of go.uber.org/zap's values (zap.Option, AtomicLevel, zapcore.Core): " +
-	"use zap.LevelValue(n) or zap.<X>Level for levels, and drop the rest"
-
 // rewriteZapcore moves, in a file that imports controller-runtime's
 // log/zap, the zapcore values that kubeloop's log/zap has: zapcore.XLevel
 // -> zap.XLevel, zapcore.Level(n) -> zap.LevelValue(n), zapcore.XTimeEncoder
-// -> zap.XTimeEncoder. Values passed to go.uber.org/zap's own functions
-// (uberzap.NewAtomicLevelAt(zapcore.DebugLevel)) stay, and get a note.
-// finishImports then drops the zapcore import if nothing else uses it.
+// -> zap.XTimeEncoder. In a package that goes to zapraw (it uses
+// go.uber.org/zap, see usesZapTypes) zapcore's values stay: zapraw takes
+// them. finishImports then drops the zapcore import if nothing else uses
+// it.
 func (r *fileRewriter) rewriteZapcore() {
-	if r.localOfCR(crModule+"/pkg/log/zap") == "" {
+	if r.localOfCR(crZap) == "" || r.pkg.zapRaw {
 		return
 	}
 	zapcore := r.localOf(zapcorePkg)
-	uber := r.localOf(uberZapPkg)
-	if uber != "" {
-		ast.Inspect(r.file, func(n ast.Node) bool {
-			if call, ok := n.(*ast.CallExpr); ok {
-				if l, name, ok := pkgSelector(call.Fun); ok && l == uber && uberZapOptions[name] {
-					return false // a zap.Option for Options.ZapOpts
-				}
-			}
-			if sel, ok := n.(*ast.SelectorExpr); ok {
-				if l, _, ok := pkgSelector(sel); ok && l == uber {
-					r.note(sel, noteUberZap) // once per file: at the first use
-				}
-			}
-			return true
-		})
-	}
 	if zapcore == "" {
 		return
 	}
-	// Kept: the zapcore selectors inside calls of go.uber.org/zap, inside
-	// functions that take a *zapcore.EncoderConfig (EncoderConfigOptions:
-	// their fields hold zapcore's own encoders), and those assigned to an
-	// EncoderConfig's Encode* field.
+	// Kept: the zapcore selectors inside functions that take a
+	// *zapcore.EncoderConfig (EncoderConfigOptions: their fields hold
+	// zapcore's own encoders), and those assigned to an EncoderConfig's
+	// Encode* field.
 	keep := map[ast.Expr]bool{}
 	keepAll := func(n ast.Node) {
 		ast.Inspect(n, func(n ast.Node) bool {
@@ -79,11 +49,6 @@ func (r *fileRewriter) rewriteZapcore() {
 	}
 	ast.Inspect(r.file, func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.CallExpr:
-			if l, _, ok := pkgSelector(n.Fun); ok && l == uber {
-				keepAll(n)
-				return false
-			}
 		case *ast.FuncLit:
 			if takesEncoderConfig(n.Type, zapcore) {
 				keepAll(n)
