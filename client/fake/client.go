@@ -106,13 +106,22 @@ func (c *Client) keyFor(gvk schema.GroupVersionKind, ns, name string) client.Obj
 	return client.ObjectKey{Namespace: ns, Name: name}
 }
 
-// listScope drops the namespace of a list, watch or delete collection of
-// a cluster-scoped kind: the namespace is ignored, as the real client
+// listKind returns the item kind of a list, watch or delete collection
+// (verb) of obj, refusing what the real client refuses, and drops the
+// namespace in o when the kind is cluster-scoped, as the real client
 // never sends it.
-func (c *Client) listScope(gvk schema.GroupVersionKind, o *client.ListOptions) {
+func (c *Client) listKind(verb string, obj runtime.Object, o *client.ListOptions) (schema.GroupVersionKind, error) {
+	if isNil(obj) {
+		return schema.GroupVersionKind{}, fmt.Errorf("%s %T: %w", verb, obj, client.ErrNilObject)
+	}
+	gvk, err := c.gvkOf(obj)
+	if err != nil {
+		return gvk, fmt.Errorf("%s %T: %w", verb, obj, err)
+	}
 	if o.Namespace != "" && !c.kinds.Namespaced(gvk, o.Namespace) {
 		o.Namespace = ""
 	}
+	return gvk, nil
 }
 
 func (c *Client) stored(gk schema.GroupKind, key client.ObjectKey) map[string]any {
@@ -137,15 +146,11 @@ func (c *Client) Get(_ context.Context, key client.ObjectKey, obj client.Object,
 // List fills list with the stored objects that match opts, sorted by
 // namespace and name.
 func (c *Client) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	if isNil(list) {
-		return fmt.Errorf("list %T: %w", list, client.ErrNilObject)
-	}
-	gvk, err := c.gvkOf(list)
-	if err != nil {
-		return fmt.Errorf("list %T: %w", list, err)
-	}
 	o := (&client.ListOptions{}).ApplyOptions(opts)
-	c.listScope(gvk, o)
+	gvk, err := c.listKind("list", list, o)
+	if err != nil {
+		return err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	keys, err := c.match(gvk, o)

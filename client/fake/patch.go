@@ -3,6 +3,7 @@ package fake
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -86,24 +87,34 @@ func (c *Client) Apply(_ context.Context, obj runtime.ApplyConfiguration, opts .
 	if err != nil {
 		return err
 	}
-	o := (&client.ApplyOptions{}).ApplyOptions(opts)
-	if o.FieldManager == "" {
-		return opError("apply", at.GVK, at.Namespace, at.Name, fmt.Errorf("a field owner is required (client.FieldOwner or Options.FieldOwner)"))
-	}
-	if at.Namespace == "" && c.kinds.Namespaced(at.GVK, "") {
-		return opError("apply", at.GVK, at.Namespace, at.Name, client.ErrNamespaceRequired)
+	return c.apply("apply", obj, at, (&client.ApplyOptions{}).ApplyOptions(opts), "")
+}
+
+// apply is Apply, and with sub the subresource's Apply (only "status"
+// applies), after they found at. Caller does not hold mu.
+func (c *Client) apply(verb string, obj runtime.ApplyConfiguration, at client.ApplyTarget, o *client.ApplyOptions, sub string) error {
+	fail := func(err error) error { return opError(verb, at.GVK, at.Namespace, at.Name, err) }
+	switch {
+	case o.FieldManager == "":
+		return fail(errors.New("a field owner is required (client.FieldOwner or Options.FieldOwner)"))
+	case at.Namespace == "" && c.kinds.Namespaced(at.GVK, ""):
+		return fail(client.ErrNamespaceRequired)
+	case sub == "scale":
+		return fail(fmt.Errorf("apply of the scale subresource: %w by the fake client", client.ErrNotSupported))
+	case sub != "" && (sub != "status" || !c.kinds.HasStatus(at.GVK.GroupKind())):
+		return fail(c.subNotFound(at.GVK, sub, at.Name))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	result, err := c.applyData(at.GVK, at.Data, o.FieldManager, o.Force != nil && *o.Force, len(o.DryRun) > 0, false)
+	result, err := c.applyData(at.GVK, at.Data, o.FieldManager, o.Force != nil && *o.Force, len(o.DryRun) > 0, sub != "")
 	if err != nil {
-		return opError("apply", at.GVK, at.Namespace, at.Name, err)
+		return fail(err)
 	}
 	data, err := json.Marshal(result)
 	if err != nil {
-		return opError("apply", at.GVK, at.Namespace, at.Name, err)
+		return fail(err)
 	}
-	return opError("apply", at.GVK, at.Namespace, at.Name, json.Unmarshal(data, obj))
+	return fail(json.Unmarshal(data, obj))
 }
 
 // applyData applies an apply configuration (JSON or YAML) to the object,

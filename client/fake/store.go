@@ -87,6 +87,13 @@ func generateName(base string) string {
 
 func notFound(gr schema.GroupResource, name string) error { return apierrors.NewNotFound(gr, name) }
 
+// subNotFound is the NotFound of subresource sub of the object name.
+func (c *Client) subNotFound(gvk schema.GroupVersionKind, sub, name string) error {
+	gr := c.kinds.GroupResource(gvk)
+	gr.Resource += "/" + sub
+	return notFound(gr, name)
+}
+
 func nsOf(obj client.Object) string {
 	if isNil(obj) {
 		return ""

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -37,9 +38,21 @@ type subResourceClient struct {
 func (s *subResourceClient) verb(v string) string { return v + " " + s.name + " of" }
 
 func (s *subResourceClient) notFound(gvk schema.GroupVersionKind, name string) error {
-	gr := s.c.kinds.GroupResource(gvk)
-	gr.Resource += "/" + s.name
-	return notFound(gr, name)
+	return s.c.subNotFound(gvk, s.name, name)
+}
+
+// Apply is a simplified server-side apply of the status subresource (see
+// Client.Apply): the configuration's status fields are owned by the field
+// manager, apart from the fields it applied to the object itself; other
+// fields of the configuration are ignored. The object must exist. Other
+// subresources answer NotFound, "scale" ErrNotSupported.
+func (s *subResourceClient) Apply(_ context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+	at, err := client.ApplyTargetOf(obj)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	o := (&client.SubResourceApplyOptions{}).ApplyOpts(opts)
+	return s.c.apply(s.verb("apply"), obj, at, &o.ApplyOptions, s.name)
 }
 
 func (s *subResourceClient) Get(_ context.Context, obj, sub client.Object, _ ...client.SubResourceGetOption) error {

@@ -23,15 +23,11 @@ var _ client.WithWatch = (*Client)(nil)
 // The watch ends when Stop is called or ctx ends; events are never
 // dropped, and a watcher that is not read never blocks writers.
 func (c *Client) Watch(ctx context.Context, list client.ObjectList, opts ...client.ListOption) (watch.Interface, error) {
-	if isNil(list) {
-		return nil, fmt.Errorf("watch %T: %w", list, client.ErrNilObject)
-	}
-	gvk, err := c.gvkOf(list)
-	if err != nil {
-		return nil, fmt.Errorf("watch %T: %w", list, err)
-	}
 	o := (&client.ListOptions{}).ApplyOptions(opts)
-	c.listScope(gvk, o)
+	gvk, err := c.listKind("watch", list, o)
+	if err != nil {
+		return nil, err
+	}
 	sel, err := c.selector(gvk, o)
 	if err != nil {
 		return nil, opError("watch", gvk, o.Namespace, "", err)

@@ -316,15 +316,11 @@ func (c *Client) delete(gvk schema.GroupVersionKind, key client.ObjectKey, o *cl
 
 // DeleteAllOf deletes every object of obj's kind that opts select.
 func (c *Client) DeleteAllOf(_ context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
-	if isNil(obj) {
-		return fmt.Errorf("delete all of %T: %w", obj, client.ErrNilObject)
-	}
-	gvk, err := c.gvkOf(obj)
-	if err != nil {
-		return fmt.Errorf("delete all of %T: %w", obj, err)
-	}
 	o := (&client.DeleteAllOfOptions{}).ApplyOptions(opts)
-	c.listScope(gvk, &o.ListOptions)
+	gvk, err := c.listKind("delete all of", obj, &o.ListOptions)
+	if err != nil {
+		return err
+	}
 	if err := o.CheckScope(); err != nil {
 		return opError("delete all of", gvk, o.Namespace, "", err)
 	}
