@@ -60,6 +60,13 @@
 //     namespace on a cluster-scoped kind is ignored on every verb, and
 //     dropped from stored objects, as the API server does.
 //
+// This package holds the builder, the verbs and the store; the rest of
+// the engine is in internal packages: internal/scope (which kinds are
+// namespaced, their resources, status subresources and generations),
+// internal/objmap (the stored form and patches on it),
+// internal/fieldowner (field owners and the simplified server-side
+// apply) and internal/fanout (watches and the history they start from).
+//
 // Not modelled: bookmarks and watch-list streaming, admission, defaulting and validation, garbage
 // collection of dependents, and the API server's per-kind field selectors.
 package fake
