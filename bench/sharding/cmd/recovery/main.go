@@ -179,4 +179,22 @@ func report(cfg config, results map[string][]*result) {
 		fmt.Printf("%-13s %-66s %-18s %-18s %-8d %s (max %.1f s, median %.1f s)\n", s, scenarios[s].measure,
 			strings.Join(runs, " "), strings.Join(placed, " "), overlaps, verdict, ds[len(ds)-1], ds[len(ds)/2])
 	}
+	// Where the time of each kill run went (breakdown.go): the stages from
+	// the kill, and the survivor with the largest serial floor.
+	for _, s := range cfg.scenarios {
+		for i, r := range results[s] {
+			if r.stages == "" {
+				continue
+			}
+			var worst survivorWork
+			for _, w := range r.work {
+				if w.span() > worst.span() {
+					worst = w
+				}
+			}
+			fmt.Printf("%-13s run %d: recovered %.2f s: %s; slowest survivor %s: %d moved x median %.1f ms = floor %.2f s, span %.2f s (%d repeats %.2f s, %d others %.2f s, idle %.2f s)\n",
+				s, i+1, r.recovered.Seconds(), r.stages, worst.shard, worst.moved, ms(worst.median), worst.floor().Seconds(), worst.span().Seconds(),
+				worst.repeats, worst.busyRepeat.Seconds(), worst.other, worst.busyOther.Seconds(), worst.idle().Seconds())
+		}
+	}
 }

@@ -45,6 +45,9 @@ type result struct {
 	reconciles int
 	phases     []phase
 	notes      []string
+	stages     string         // the kill run's stages, for the summary (breakdown.go)
+	breakdown  []string       // where the time went (kill runs; breakdown.go)
+	work       []survivorWork // each survivor's share (kill runs)
 }
 
 type phase struct {
@@ -66,6 +69,9 @@ func (r *result) print() {
 	}
 	for _, n := range r.notes {
 		fmt.Printf("   note: %s\n", n)
+	}
+	for _, b := range r.breakdown {
+		fmt.Printf("   where the time goes: %s\n", b)
 	}
 }
 
@@ -254,10 +260,17 @@ func runKill(ctx context.Context, cl *cluster, tr *tracker, res *result, sharder
 		res.phase(lastL.Sub(k), "last label patched (watch)", "")
 	}
 	counts, changed := caches.last()
+	var cached time.Time
 	for _, s := range survivors {
 		res.phase(changed[s].Sub(k), "cache of "+s+" complete", "%d objects", counts[s])
+		if changed[s].After(cached) {
+			cached = changed[s]
+		}
 	}
 	if err := cl.logPhases(res, survivors, victim, k); err != nil {
+		return err
+	}
+	if err := cl.breakdown(res, survivors, victim, owned, k, lastL, cached, lastE); err != nil {
 		return err
 	}
 	return waitFor(ctx, 90*time.Second, "every object reconciled on the survivors", func() (bool, error) {
