@@ -158,7 +158,7 @@
 //     them whole, as any kind of Owns) or shard by namespace. By
 //     namespace the spread is only as even as the namespaces' sizes.
 //   - Before a drop, a shard by uid lists the kind's typed objects from
-//     its cache (through the reader SetCacheReader gave) to remember which
+//     its cache (the reader given to Run) to remember which
 //     keys leave, so that their NotFound is not passed on as a deletion.
 //     A controller that caches the kind only as metadata gets a typed
 //     informer of it started lazily (logged and counted by the cache).
@@ -185,6 +185,34 @@
 // admits work under the shard's hold as the gate admits reconciles:
 // fenced, ending with the term, and waited for by Start before it
 // releases the Lease.
+//
+// # Parts
+//
+// Ring is a façade over five parts, each a type of its own in an
+// internal package, built together by New (the manager then calls
+// ConfigureCache, which changes only the cache options it is given, and
+// runs the ring with Run and the cache the gate reads from):
+//   - membership (internal/membership): the holders of this replica's
+//     shard Lease, one per term, its observations of every shard Lease and
+//     the view of the live shards they make, kept by a reader that
+//     watches the Leases;
+//   - gate (internal/gate): the admission state in front of the
+//     reconcilers: the current term, the reconciles in flight, the fence
+//     of each, the drain handover and the confirmation after a rejoin;
+//   - sharder (internal/sharder): the campaign for the sharder Lease and
+//     the sweeps; each object's move is decided by a pure function of its
+//     labels, its shard on the ring, the state of its current shard and
+//     of its owner (assign, reassign, drain, child or none), and the
+//     sweep only makes the reads the decision asks for, sends the patch,
+//     counts it and retries a conflict;
+//   - assign (internal/assign): the assignment webhook and the
+//     MutatingWebhookConfiguration the sharder keeps for it;
+//   - ServerSide mode's hash segments (serverside*.go in this package).
+//
+// Start (or Run) joins them: it acquires the shard Lease, opens the gate
+// for the term, runs the membership reader and the sharder's campaign
+// (or ServerSide mode's handshake) for as long as the term lasts, and
+// rejoins or stops as described above.
 //
 // What it needs: a webhook server certificate (the manager's webhook
 // server), RBAC to get, list, create, update and delete Leases in
