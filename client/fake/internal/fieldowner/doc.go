@@ -13,6 +13,9 @@
 //   - Owners of the object and of its status subresource are kept apart:
 //     an apply of one never removes the fields a manager applied to the
 //     other.
+//   - An empty map in a configuration names the map, not its contents: it
+//     neither clears the fields others set inside it nor, left out later,
+//     removes the fields its manager has since applied inside it.
 //   - Server-owned metadata (all but labels, annotations, finalizers and
 //     ownerReferences) has no owner.
 //   - A Table is not safe for concurrent use; the fake guards it with its

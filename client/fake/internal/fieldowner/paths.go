@@ -44,6 +44,9 @@ func isStatusPath(p string) bool { return p == "status" || strings.HasPrefix(p, 
 // dotted is p as the API server names fields in conflicts: ".spec.x".
 func dotted(p string) string { return "." + strings.ReplaceAll(p, sep, ".") }
 
+// setPath sets the field p of m to v. An empty map (a leaf of its own)
+// set where m has a map already leaves that map as it is: it names the
+// map, not its contents, which other managers may own.
 func setPath(m map[string]any, p string, v any) {
 	parts := strings.Split(p, sep)
 	for _, k := range parts[:len(parts)-1] {
@@ -54,7 +57,23 @@ func setPath(m map[string]any, p string, v any) {
 		}
 		m = next
 	}
-	m[parts[len(parts)-1]] = v
+	last := parts[len(parts)-1]
+	if vm, ok := v.(map[string]any); ok && len(vm) == 0 {
+		if _, isMap := m[last].(map[string]any); isMap {
+			return
+		}
+	}
+	m[last] = v
+}
+
+// hasBelow reports whether want holds a field inside p.
+func hasBelow(want map[string]any, p string) bool {
+	for q := range want {
+		if strings.HasPrefix(q, p+sep) {
+			return true
+		}
+	}
+	return false
 }
 
 func unsetPath(m map[string]any, p string) {

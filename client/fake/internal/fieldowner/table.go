@@ -113,15 +113,17 @@ func (t *Table[K]) Apply(id K, old, cfg map[string]any, r Request) (merged map[s
 	}
 	var dropped []string
 	for p, o := range owners {
-		if _, still := want[p]; o == r.Manager && !still && r.inScope(p) {
+		if _, still := want[p]; o == r.Manager && !still && r.inScope(p) && !hasBelow(want, p) {
 			unsetPath(merged, p)
 			dropped = append(dropped, p)
 		}
 	}
 	return merged, func() {
-		owners := t.of(id)
+		owners, after := t.of(id), leaves(merged)
 		for p := range want {
-			owners[p] = r.Manager
+			if _, ok := after[p]; ok { // an empty map merged into a full one is no field of its own
+				owners[p] = r.Manager
+			}
 		}
 		for _, p := range dropped {
 			delete(owners, p)
@@ -141,4 +143,20 @@ func conflict(causes []metav1.StatusCause) error {
 		msg = fmt.Sprintf("Apply failed with %d conflicts: %s", len(causes), strings.Join(lines, "; "))
 	}
 	return apierrors.NewApplyConflict(causes, msg)
+}
+
+// check returns an error when the owners of id break the table's
+// invariant against obj, the object as stored after the last write: every
+// owned field exists in obj and is owned by a manager with a name.
+func (t *Table[K]) check(id K, obj map[string]any) error {
+	have := leaves(obj)
+	for p, manager := range t.owners[id] {
+		if _, ok := have[p]; !ok {
+			return fmt.Errorf("field %s is owned by %q but the object has no such field", dotted(p), manager)
+		}
+		if manager == "" {
+			return fmt.Errorf("field %s has an owner without a name", dotted(p))
+		}
+	}
+	return nil
 }

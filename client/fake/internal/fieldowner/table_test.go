@@ -107,3 +107,16 @@ func TestWriteTakesOwnership(t *testing.T) {
 	_, err = apply(t, &tab, updated, obj(map[string]any{"x": int64(3)}), fieldowner.Request{Manager: "a"})
 	assert.NoError(t, err, "a forgotten object has no owners")
 }
+
+func TestEmptyMapNamesTheMapNotItsContents(t *testing.T) {
+	var tab fieldowner.Table[string]
+	cur, err := apply(t, &tab, nil, obj(map[string]any{}), fieldowner.Request{Manager: "a"})
+	require.NoError(t, err)
+	cur, err = apply(t, &tab, cur, obj(map[string]any{"x": int64(1)}), fieldowner.Request{Manager: "a"})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"x": int64(1)}, cur["spec"], "the spec a applied as {} before is not dropped under the new field")
+
+	cur, err = apply(t, &tab, cur, obj(map[string]any{}), fieldowner.Request{Manager: "b"})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"x": int64(1)}, cur["spec"], "b's empty spec leaves a's fields alone")
+}
