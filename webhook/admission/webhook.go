@@ -76,24 +76,28 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if wh.WithContextFunc != nil {
 		ctx = wh.WithContextFunc(ctx, r)
 	}
-	var review admissionv1.AdmissionReview
-	if err := serving.Decode(w, r, MaxRequestBytes, "AdmissionReview", &review); err != nil {
-		wh.writeError(ctx, w, serving.Status(err), fmt.Errorf("admission: %w", err))
-		return
-	}
-	if gvk := review.GroupVersionKind(); gvk != admissionv1.SchemeGroupVersion.WithKind("AdmissionReview") {
-		wh.writeError(ctx, w, http.StatusBadRequest, fmt.Errorf("admission: want an admission.k8s.io/v1 AdmissionReview, got apiVersion %q kind %q", review.APIVersion, review.Kind))
-		return
-	}
-	if review.Request == nil {
-		wh.writeError(ctx, w, http.StatusBadRequest, errors.New("admission: AdmissionReview has no request"))
-		return
-	}
+	serving.Serve(ctx, w, r, &protocol, wh.answer)
+}
+
+// protocol is the admission.k8s.io/v1 AdmissionReview for serving.Serve,
+// the path the conversion webhook shares.
+var protocol = serving.Protocol[admissionv1.AdmissionReview]{
+	Name:       "admission",
+	APIVersion: admissionv1.SchemeGroupVersion.String(),
+	Kind:       "AdmissionReview",
+	MaxBytes:   MaxRequestBytes,
+	Envelope: func(review *admissionv1.AdmissionReview) (metav1.TypeMeta, bool) {
+		return review.TypeMeta, review.Request != nil
+	},
+	Failure: func(tm metav1.TypeMeta, status metav1.Status) admissionv1.AdmissionReview {
+		return admissionv1.AdmissionReview{TypeMeta: tm, Response: &admissionv1.AdmissionResponse{Allowed: false, Result: &status}}
+	},
+}
+
+// answer handles the request of a review that serving.Serve checked.
+func (wh *Webhook) answer(ctx context.Context, review *admissionv1.AdmissionReview) admissionv1.AdmissionReview {
 	resp := wh.Handle(ctx, Request{AdmissionRequest: *review.Request})
-	out := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: &resp.AdmissionResponse}
-	if err := serving.WriteJSON(w, http.StatusOK, out); err != nil {
-		logr.FromContextOrDiscard(ctx).Error(err, "admission: answer not sent")
-	}
+	return admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: &resp.AdmissionResponse}
 }
 
 // Handle answers req as ServeHTTP does, without HTTP: it puts the
@@ -151,19 +155,4 @@ func RequestFromContext(ctx context.Context) (Request, error) {
 		return req, nil
 	}
 	return Request{}, errors.New("admission: no admission.Request in the context")
-}
-
-func (wh *Webhook) writeError(ctx context.Context, w http.ResponseWriter, status int, err error) {
-	log := logr.FromContextOrDiscard(ctx)
-	log.V(1).Info("bad admission request", "status", status, "error", err.Error())
-	out := admissionv1.AdmissionReview{
-		TypeMeta: metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "AdmissionReview"},
-		Response: &admissionv1.AdmissionResponse{
-			Allowed: false,
-			Result:  &metav1.Status{Status: metav1.StatusFailure, Code: int32(status), Message: err.Error()},
-		},
-	}
-	if err := serving.WriteJSON(w, status, out); err != nil {
-		log.Error(err, "admission: answer not sent")
-	}
 }

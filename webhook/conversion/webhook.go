@@ -1,6 +1,7 @@
 package conversion
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,43 +44,46 @@ func NewWebhook(scheme *runtime.Scheme) *Webhook {
 // that could not be (a panic in a conversion function is a Failure too,
 // logged and counted).
 func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
+	serving.Serve(r.Context(), w, r, &protocol, wh.answer)
+}
+
+// protocol is the apiextensions.k8s.io/v1 ConversionReview for
+// serving.Serve, the path the admission webhook shares.
+var protocol = serving.Protocol[Review]{
+	Name:       "conversion",
+	APIVersion: "apiextensions.k8s.io/v1",
+	Kind:       "ConversionReview",
+	MaxBytes:   MaxRequestBytes,
+	Envelope:   func(review *Review) (metav1.TypeMeta, bool) { return review.TypeMeta, review.Request != nil },
+	Failure: func(tm metav1.TypeMeta, status metav1.Status) Review {
+		return Review{TypeMeta: tm, Response: &Response{Result: status}}
+	},
+}
+
+// answer converts the objects of a review that serving.Serve checked:
+// Success with every object converted, or Failure naming the first that
+// could not be.
+func (wh *Webhook) answer(ctx context.Context, review *Review) Review {
 	log := logr.FromContextOrDiscard(ctx)
-	var review Review
-	if err := serving.Decode(w, r, MaxRequestBytes, "ConversionReview", &review); err != nil {
-		wh.writeError(log, w, serving.Status(err), fmt.Errorf("conversion: %w", err))
-		return
-	}
-	if review.APIVersion != "apiextensions.k8s.io/v1" || review.Kind != "ConversionReview" {
-		wh.writeError(log, w, http.StatusBadRequest, fmt.Errorf("conversion: want an apiextensions.k8s.io/v1 ConversionReview, got apiVersion %q kind %q", review.APIVersion, review.Kind))
-		return
-	}
-	if review.Request == nil {
-		wh.writeError(log, w, http.StatusBadRequest, errors.New("conversion: ConversionReview has no request"))
-		return
-	}
 	req := review.Request
 	resp := &Response{UID: req.UID, Result: metav1.Status{Status: metav1.StatusSuccess}}
-	converted, err := wh.convertAll(log, r, req)
+	converted, err := wh.convertAll(ctx, log, req)
 	if err != nil {
 		log.Info("conversion failed", "uid", req.UID, "desiredAPIVersion", req.DesiredAPIVersion, "error", err.Error())
 		resp.Result = metav1.Status{Status: metav1.StatusFailure, Message: err.Error()}
 	} else {
 		resp.ConvertedObjects = converted
 	}
-	out := Review{TypeMeta: review.TypeMeta, Response: resp}
-	if err := serving.WriteJSON(w, http.StatusOK, out); err != nil {
-		log.Error(err, "conversion: answer not sent")
-	}
+	return Review{TypeMeta: review.TypeMeta, Response: resp}
 }
 
 // convertAll converts every object of req, recovering from a panic in a
 // conversion function.
-func (wh *Webhook) convertAll(log logr.Logger, r *http.Request, req *Request) (out []runtime.RawExtension, err error) {
+func (wh *Webhook) convertAll(ctx context.Context, log logr.Logger, req *Request) (out []runtime.RawExtension, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			log.Error(fmt.Errorf("panic: %v", v), "conversion: conversion function panicked", "stack", string(debug.Stack()))
-			serving.RecordConversionPanic(r.Context(), v) // controller_runtime_conversion_webhook_panics_total
+			serving.RecordConversionPanic(ctx, v) // controller_runtime_conversion_webhook_panics_total
 			out, err = nil, errors.New("conversion: internal error: a conversion function panicked")
 		}
 	}()
@@ -164,16 +168,5 @@ func (wh *Webhook) convertObject(src, dst runtime.Object) error {
 		return dstConv.ConvertFrom(hub)
 	default:
 		return fmt.Errorf("%T and %T are not a Hub and a Convertible", src, dst)
-	}
-}
-
-func (wh *Webhook) writeError(log logr.Logger, w http.ResponseWriter, status int, err error) {
-	log.V(1).Info("bad conversion request", "status", status, "error", err.Error())
-	out := Review{
-		TypeMeta: metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "ConversionReview"},
-		Response: &Response{Result: metav1.Status{Status: metav1.StatusFailure, Code: int32(status), Message: err.Error()}},
-	}
-	if err := serving.WriteJSON(w, status, out); err != nil {
-		log.Error(err, "conversion: answer not sent")
 	}
 }

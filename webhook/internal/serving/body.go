@@ -1,10 +1,6 @@
-// Package serving holds what the admission and conversion handlers share:
-// reading and decoding a bounded JSON request body, writing a JSON answer,
-// and reporting a recovered panic to the server that counts it.
 package serving
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -93,44 +89,4 @@ func WriteJSON(w http.ResponseWriter, status int, v any) error {
 		return fmt.Errorf("write response: %w", err)
 	}
 	return nil
-}
-
-type panicKey struct{}
-
-// Recorder receives the panics that handlers recovered from. The webhook
-// server makes one per path and puts it into every request's context.
-type Recorder struct {
-	// Panic is called with every recovered panic; nil: not counted.
-	Panic func(recovered any)
-	// ConversionPanic is called, besides Panic, with a panic of a
-	// conversion function; nil: not counted.
-	ConversionPanic func(recovered any)
-}
-
-// WithRecorder returns a context that carries r, which RecordPanic and
-// RecordConversionPanic call.
-func WithRecorder(ctx context.Context, r *Recorder) context.Context {
-	return context.WithValue(ctx, panicKey{}, r)
-}
-
-// WithPanicRecorder returns a context whose Recorder's Panic is record.
-func WithPanicRecorder(ctx context.Context, record func(recovered any)) context.Context {
-	return WithRecorder(ctx, &Recorder{Panic: record})
-}
-
-// RecordPanic reports a panic that a handler recovered from to the
-// Recorder in ctx, if any.
-func RecordPanic(ctx context.Context, recovered any) {
-	if r, ok := ctx.Value(panicKey{}).(*Recorder); ok && r.Panic != nil {
-		r.Panic(recovered)
-	}
-}
-
-// RecordConversionPanic reports a panic of a conversion function to the
-// Recorder in ctx, if any: to its ConversionPanic, then to its Panic.
-func RecordConversionPanic(ctx context.Context, recovered any) {
-	if r, ok := ctx.Value(panicKey{}).(*Recorder); ok && r.ConversionPanic != nil {
-		r.ConversionPanic(recovered)
-	}
-	RecordPanic(ctx, recovered)
 }
