@@ -117,3 +117,64 @@ func BenchmarkWatchDecodeShared(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEventsShared reads the events of BenchmarkWatchDecodeShared
+// through Events, as the informers do: the frames read by protoFrames,
+// not client-go's watch decoder.
+func BenchmarkEventsShared(b *testing.B) {
+	const n = 1000
+	codecs := serializer.NewCodecFactory(clientgoscheme.Scheme)
+	var st Stored
+	prevs := map[string]*corev1.ConfigMap{}
+	for i := range 20 {
+		p := benchCM(i)
+		p.ManagedFields = nil
+		prevs[p.Namespace] = p
+	}
+	st.Register(corev1.SchemeGroupVersion.WithKind("ConfigMap"), "", func(ns, name string) (any, bool) { return prevs[ns], true })
+	ns := NewWatchSerializer(codecs.WithoutConversion(), clientgoscheme.Scheme, true, &st)
+	data, _, _ := benchStream(b, n)
+	b.ReportAllocs()
+	var e *Events
+	for i := 0; b.Loop(); i++ {
+		if i%n == 0 {
+			e = NewEvents(io.NopCloser(bytes.NewReader(data)), ns)
+		}
+		if _, ok := e.Next(); !ok {
+			b.Fatal("the watch ended")
+		}
+	}
+}
+
+// BenchmarkEventsStoredVersion reads BenchmarkEventsShared's events with
+// each object's own previous version stored (its revision entry differs,
+// as in bench/e2e's steady state): labels, annotations and the unchanged
+// data entries are the stored version's.
+func BenchmarkEventsStoredVersion(b *testing.B) {
+	const n = 1000
+	codecs := serializer.NewCodecFactory(clientgoscheme.Scheme)
+	var st Stored
+	prevs := map[string]*corev1.ConfigMap{}
+	for i := range n {
+		p := benchCM(i)
+		p.ManagedFields = nil
+		p.Data["revision"] = "previous"
+		prevs[p.Name] = p // names are unique across namespaces
+	}
+	st.Register(corev1.SchemeGroupVersion.WithKind("ConfigMap"), "", func(_, name string) (any, bool) {
+		p, ok := prevs[name]
+		return p, ok
+	})
+	ns := NewWatchSerializer(codecs.WithoutConversion(), clientgoscheme.Scheme, true, &st)
+	data, _, _ := benchStream(b, n)
+	b.ReportAllocs()
+	var e *Events
+	for i := 0; b.Loop(); i++ {
+		if i%n == 0 {
+			e = NewEvents(io.NopCloser(bytes.NewReader(data)), ns)
+		}
+		if _, ok := e.Next(); !ok {
+			b.Fatal("the watch ended")
+		}
+	}
+}

@@ -8,6 +8,15 @@ import "encoding/binary"
 // field reads the field starting at msg[i]: its number, its payload when
 // length-delimited (non-nil, possibly empty), and where the next begins.
 func field(msg []byte, i int) (num uint64, payload []byte, next int, err error) {
+	// Most fields of Kubernetes objects are length-delimited, numbered
+	// below 16 and shorter than 128 bytes: a one-byte tag and a one-byte
+	// length, read here without binary.Uvarint's loop (about a third of
+	// the calls' cost, callgrind of BenchmarkEventsStoredVersion).
+	if j := i + 2; j <= len(msg) && msg[i]&0x87 == 2 && msg[i] > 7 && msg[i+1] < 0x80 {
+		if l := int(msg[i+1]); l <= len(msg)-j {
+			return uint64(msg[i] >> 3), msg[j : j+l : j+l], j + l, nil
+		}
+	}
 	tag, n := binary.Uvarint(msg[i:])
 	if n <= 0 {
 		return 0, nil, 0, errMalformed

@@ -142,6 +142,19 @@ type protoType struct {
 	metaFirst bool // field 1 is metav1.ObjectMeta, so managedFields can be skipped
 	metaAcc   bool // GetObjectMeta returns the *metav1.ObjectMeta, so maps can be shared
 	ok        bool // the kind is registered and decodes with Unmarshal
+	// elem is the object's struct type when the creater is a
+	// *runtime.Scheme, whose New is reflect.New of the type registered
+	// for the kind (a registration never changes: the scheme panics on a
+	// second type for a kind); new then skips the scheme's map lookups.
+	elem reflect.Type
+}
+
+// new returns a new, empty object of the type.
+func (t *protoType) new(creater runtime.ObjectCreater) (runtime.Object, error) {
+	if t.elem != nil {
+		return reflect.New(t.elem).Interface().(runtime.Object), nil
+	}
+	return creater.New(t.gvk)
 }
 
 var scratchPool = sync.Pool{New: func() any { return new([]byte) }}
@@ -193,7 +206,7 @@ func (s *objectSerializer) decode(data []byte) (runtime.Object, *schema.GroupVer
 	if !t.ok {
 		return nil, nil, errMalformed
 	}
-	obj, err := s.creater.New(t.gvk)
+	obj, err := t.new(s.creater)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -278,6 +291,11 @@ func (s *objectSerializer) typeOf(apiVersion, kind []byte) *protoType {
 			t.metaFirst = metadataIsFieldOne(reflect.TypeOf(obj))
 			if a, ok := obj.(metav1.ObjectMetaAccessor); ok {
 				_, t.metaAcc = a.GetObjectMeta().(*metav1.ObjectMeta)
+			}
+			if _, scheme := s.creater.(*runtime.Scheme); scheme {
+				if rt := reflect.TypeOf(obj); rt.Kind() == reflect.Pointer && rt.Elem().Kind() == reflect.Struct {
+					t.elem = rt.Elem()
+				}
 			}
 		}
 	}

@@ -35,7 +35,8 @@ type Events struct {
 	body io.ReadCloser // nil: ended before it began
 	br   *bufio.Reader
 	ns   runtime.NegotiatedSerializer
-	dec  *restwatch.Decoder // chosen on the first Next, by the body's first byte
+	dec  *restwatch.Decoder // a JSON stream's, chosen on the first Next by the body's first byte
+	pb   *protoFrames       // a protobuf stream's, chosen the same way
 
 	ended    bool // Next has returned false; only Next's goroutine touches it
 	done     chan struct{}
@@ -114,10 +115,13 @@ func (e *Events) Next() (watch.Event, bool) {
 }
 
 func (e *Events) next() (watch.Event, error) {
-	if e.dec == nil {
+	if e.dec == nil && e.pb == nil {
 		if err := e.choose(); err != nil {
 			return watch.Event{}, err
 		}
+	}
+	if e.pb != nil {
+		return e.pb.next()
 	}
 	typ, obj, err := e.dec.Decode()
 	if err != nil {
@@ -148,6 +152,10 @@ func (e *Events) choose() error {
 	info, ok := runtime.SerializerInfoForMediaType(e.ns.SupportedMediaTypes(), mediaType)
 	if !ok || info.StreamSerializer == nil {
 		return fmt.Errorf("cache: the watch stream is %s, which the client cannot decode", mediaType)
+	}
+	if mediaType == runtime.ContentTypeProtobuf {
+		e.pb = &protoFrames{br: e.br, frameDec: info.StreamSerializer.Serializer, objDec: e.ns.DecoderToVersion(info.Serializer, nil)}
+		return nil
 	}
 	frames := info.StreamSerializer.Framer.NewFrameReader(readCloser{e.br, e.body})
 	e.dec = restwatch.NewDecoder(streaming.NewDecoder(frames, info.StreamSerializer.Serializer),
