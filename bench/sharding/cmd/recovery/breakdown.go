@@ -18,9 +18,10 @@ import (
 //   - reconciled: the last survivor's first reconcile of a moved object.
 //
 // And per survivor, from its witness (S/E lines) after the kill: the
-// objects it got, the median duration of its reconciles, the serial floor
-// (moved objects x median: what one worker cannot go below once the
-// objects are in its cache), and, between its first reconcile of a moved
+// objects it got, the median duration of their first reconciles (those
+// write; the repeat that the write's own event brings finds nothing to
+// do), the serial floor (moved objects x that median: what one worker
+// cannot go below once the objects are in its cache), and, between its first reconcile of a moved
 // object and its last first one, how its worker spent the span: first
 // reconciles of moved objects, repeats of moved objects (the echo of the
 // reconcile's own Update), reconciles of other objects, and idle (no
@@ -31,14 +32,16 @@ import (
 type survivorWork struct {
 	shard                  string
 	moved                  int
-	median                 time.Duration
+	median                 time.Duration // of the moved objects' first reconciles
+	medianAll              time.Duration // of every reconcile after the kill
 	firstS, lastFirstE     time.Time
 	firsts, repeats, other int
 	busyFirst, busyRepeat  time.Duration
 	busyOther              time.Duration
 }
 
-// floor is the serial floor: moved objects times the median reconcile.
+// floor is the serial floor: moved objects times the median of their
+// first reconciles (the ones that write; a repeat finds nothing to do).
 func (w survivorWork) floor() time.Duration { return time.Duration(w.moved) * w.median }
 
 // span is the time from its first reconcile of a moved object to the end
@@ -80,12 +83,13 @@ func (cl *cluster) work(s string, owned map[string]bool, k time.Time) (survivorW
 		return w, nil
 	}
 	slices.SortFunc(recs, func(a, b rec) int { return a.start.Compare(b.start) })
-	var ds []time.Duration
+	var ds, firsts []time.Duration
 	seen := map[string]bool{}
 	for _, r := range recs {
 		ds = append(ds, r.end.Sub(r.start))
 		if owned[r.key] && !seen[r.key] {
 			seen[r.key] = true
+			firsts = append(firsts, r.end.Sub(r.start))
 			w.moved++
 			if w.firstS.IsZero() {
 				w.firstS = r.start
@@ -96,10 +100,12 @@ func (cl *cluster) work(s string, owned map[string]bool, k time.Time) (survivorW
 		}
 	}
 	slices.Sort(ds)
-	w.median = ds[len(ds)/2]
+	w.medianAll = ds[len(ds)/2]
 	if w.moved == 0 {
 		return w, nil
 	}
+	slices.Sort(firsts)
+	w.median = firsts[len(firsts)/2]
 	seen = map[string]bool{}
 	for _, r := range recs {
 		if r.start.Before(w.firstS) || r.end.After(w.lastFirstE) {
@@ -177,8 +183,8 @@ func (cl *cluster) breakdown(res *result, survivors []string, victim string, own
 			continue
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s: %d moved, median reconcile %.1f ms, serial floor %.2f s; first moved reconcile %s, last first one ends %s: span %.2f s = ",
-			s, w.moved, ms(w.median), w.floor().Seconds(), at(w.firstS), at(w.lastFirstE), w.span().Seconds())
+		fmt.Fprintf(&b, "%s: %d moved, median first reconcile %.1f ms (of all %.1f ms), serial floor %.2f s; first moved reconcile %s, last first one ends %s: span %.2f s = ",
+			s, w.moved, ms(w.median), ms(w.medianAll), w.floor().Seconds(), at(w.firstS), at(w.lastFirstE), w.span().Seconds())
 		fmt.Fprintf(&b, "%d firsts %.2f s + %d repeats %.2f s + %d others %.2f s + idle %.2f s",
 			w.firsts, w.busyFirst.Seconds(), w.repeats, w.busyRepeat.Seconds(), w.other, w.busyOther.Seconds(), w.idle().Seconds())
 		res.breakdown = append(res.breakdown, b.String())

@@ -192,7 +192,7 @@ func report(cfg config, results map[string][]*result) {
 					worst = w
 				}
 			}
-			fmt.Printf("%-13s run %d: recovered %.2f s: %s; slowest survivor %s: %d moved x median %.1f ms = floor %.2f s, span %.2f s (%d repeats %.2f s, %d others %.2f s, idle %.2f s)\n",
+			fmt.Printf("%-13s run %d: recovered %.2f s: %s; slowest survivor %s: %d moved x median first reconcile %.1f ms = floor %.2f s, span %.2f s (%d repeats %.2f s, %d others %.2f s, idle %.2f s)\n",
 				s, i+1, r.recovered.Seconds(), r.stages, worst.shard, worst.moved, ms(worst.median), worst.floor().Seconds(), worst.span().Seconds(),
 				worst.repeats, worst.busyRepeat.Seconds(), worst.other, worst.busyOther.Seconds(), worst.idle().Seconds())
 		}
