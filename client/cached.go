@@ -4,111 +4,49 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubeloop/kubeloop/client/apiutil"
-	"github.com/kubeloop/kubeloop/internal/kinds"
+	"github.com/kubeloop/kubeloop/client/internal/live"
+	"github.com/kubeloop/kubeloop/client/internal/ryow"
 )
 
 // cachedClient reads from a cache, writes through live, and remembers its
-// own writes so that reads never go back in time (see New).
+// own writes so that reads never go back in time (see New). The
+// bookkeeping is client/internal/ryow's.
 type cachedClient struct {
-	live         Client
-	cache        Reader
-	disabled     map[schema.GroupKind]bool
-	unstructured bool
-	writes       *writeTracker
-	kinds        sync.Map // reflect.Type -> Object: see kindOf
-	// scheme is the live client's when live is the package's own client,
-	// whose kinds of typed objects depend on their Go type alone; reads
-	// then remember, per type, what cached answers (typedKinds).
-	scheme     *runtime.Scheme
-	typedKinds sync.Map // reflect.Type -> typedKind
-}
-
-// typedKind is what cached answered for a typed Go type.
-type typedKind struct {
-	useCache bool
-	gvk      schema.GroupVersionKind
-	scope    scope
-}
-
-// scope is what the cached client knows of a kind's scope.
-type scope uint8
-
-const (
-	scopeUnknown scope = iota
-	scopeNamespaced
-	scopeCluster
-)
-
-// scopeOf asks the mapper for gvk's scope.
-func (c *cachedClient) scopeOf(gvk schema.GroupVersionKind) scope {
-	namespaced, err := apiutil.IsGVKNamespaced(gvk, c.live.RESTMapper())
-	switch {
-	case err != nil:
-		return scopeUnknown
-	case namespaced:
-		return scopeNamespaced
-	}
-	return scopeCluster
-}
-
-// writeKeyFor returns the key under which a write of the object ns/name of
-// kind gvk is remembered: without the namespace for a cluster-scoped kind,
-// whose namespace the API server ignores (a Delete or an Apply leaves the
-// caller's namespace in place; other writes answer without it).
-func (c *cachedClient) writeKeyFor(gvk schema.GroupVersionKind, ns, name string) writeKey {
-	if ns != "" && c.scopeOf(gvk) == scopeCluster {
-		ns = ""
-	}
-	return writeKey{gk: gvk.GroupKind(), namespace: ns, name: name}
-}
-
-// readKey returns the key under which a write of the object a Get of key
-// reads is remembered, and whether one is. A namespace in the key of a
-// cluster-scoped kind is ignored; when the scope is unknown both keys are
-// tried (a namespaced kind's writes are never remembered without a
-// namespace).
-func (c *cachedClient) readKey(gvk schema.GroupVersionKind, sc scope, key ObjectKey) (writeKey, bool) {
-	wk := writeKey{gk: gvk.GroupKind(), namespace: key.Namespace, name: key.Name}
-	switch {
-	case key.Namespace == "" || sc == scopeNamespaced:
-	case sc == scopeCluster:
-		wk.namespace = ""
-	default:
-		if c.writes.tracked(wk) {
-			return wk, true
-		}
-		wk.namespace = ""
-	}
-	return wk, c.writes.tracked(wk)
+	live     Client
+	cache    Reader
+	progress CacheProgress // nil: resourceVersions alone
+	shared   SharedReader  // nil: GetShared copies
+	route    *ryow.Router
+	writes   *ryow.Tracker
 }
 
 var _ Client = (*cachedClient)(nil)
 
-// newCached wraps live with a cache. live may be any Client (the tests use
+// newCached wraps lc with a cache. lc may be any Client (the tests use
 // the fake one as the API server).
-func newCached(live Client, opts CacheOptions) (*cachedClient, error) {
+func newCached(lc Client, opts CacheOptions) (*cachedClient, error) {
 	if opts.Reader == nil {
 		return nil, errors.New("client: CacheOptions.Reader is nil")
 	}
-	c := &cachedClient{live: live, cache: opts.Reader, disabled: map[schema.GroupKind]bool{},
-		unstructured: opts.Unstructured, writes: newWriteTracker(opts.ReadYourOwnWritesTimeout)}
-	if lc, ok := live.(*liveClient); ok {
-		c.scheme = lc.scheme
+	c := &cachedClient{live: lc, cache: opts.Reader, progress: opts.Progress, shared: opts.Shared,
+		writes: ryow.New(opts.ReadYourOwnWritesTimeout),
+		route: &ryow.Router{GVKFor: lc.GroupVersionKindFor, Mapper: lc.RESTMapper,
+			Disabled: map[schema.GroupKind]bool{}, Unstructured: opts.Unstructured}}
+	if l, ok := lc.(*liveClient); ok {
+		c.route.Scheme = l.Scheme()
 	}
 	for _, obj := range opts.DisableFor {
-		gvk, err := live.GroupVersionKindFor(obj)
+		gvk, err := lc.GroupVersionKindFor(obj)
 		if err != nil {
 			return nil, fmt.Errorf("client: CacheOptions.DisableFor: %w", err)
 		}
-		c.disabled[gvk.GroupKind()] = true
+		c.route.Disabled[gvk.GroupKind()] = true
 	}
 	return c, nil
 }
@@ -122,47 +60,6 @@ func (c *cachedClient) IsObjectNamespaced(obj runtime.Object) (bool, error) {
 	return c.live.IsObjectNamespaced(obj)
 }
 
-// cached reports whether reads of obj go to the cache, obj's kind and
-// what is known of its scope. For a typed object whose Go type the scheme
-// maps to one kind, the answer is remembered for the type: a Get then
-// makes one lookup instead of the scheme's (reflection, two map lookups),
-// the disabled kinds' (hashing the group and kind) and the mapper's.
-func (c *cachedClient) cached(obj runtime.Object) (bool, schema.GroupVersionKind, scope) {
-	if c.scheme == nil {
-		useCache, gvk := c.resolve(obj)
-		return useCache, gvk, scopeUnknown
-	}
-	t := reflect.TypeOf(obj)
-	if k, ok := c.typedKinds.Load(t); ok {
-		k := k.(typedKind)
-		return k.useCache, k.gvk, k.scope
-	}
-	useCache, gvk := c.resolve(obj)
-	sc := scopeUnknown
-	if gvk.Kind != "" && !apiutil.IsUnstructured(obj) && !apiutil.IsPartialMetadata(obj) {
-		if kinds, _, err := c.scheme.ObjectKinds(obj); err == nil && len(kinds) == 1 {
-			sc = c.scopeOf(gvk)
-			c.typedKinds.Store(t, typedKind{useCache: useCache, gvk: gvk, scope: sc})
-		}
-	}
-	return useCache, gvk, sc
-}
-
-// resolve is cached without memory.
-func (c *cachedClient) resolve(obj runtime.Object) (bool, schema.GroupVersionKind) {
-	gvk, err := c.live.GroupVersionKindFor(obj)
-	if err != nil {
-		return false, gvk // the live client reports the error
-	}
-	if _, isList := obj.(ObjectList); isList {
-		gvk.Kind = kinds.TrimList(gvk.Kind)
-	}
-	if apiutil.IsUnstructured(obj) && !c.unstructured {
-		return false, gvk
-	}
-	return !c.disabled[gvk.GroupKind()], gvk
-}
-
 // Get reads from the cache unless obj's kind bypasses it; see New for how
 // it waits for the cache to catch up with this client's own writes. obj is
 // filled only with what the Get returns: a NotFound leaves it untouched.
@@ -170,43 +67,45 @@ func (c *cachedClient) Get(ctx context.Context, key ObjectKey, obj Object, opts 
 	if isNil(obj) {
 		return nilError("get", obj)
 	}
-	useCache, gvk, sc := c.cached(obj)
+	useCache, gvk, sc := c.route.Route(obj)
 	if !useCache {
 		return c.live.Get(ctx, key, obj, opts...)
 	}
-	wk, tracked := c.readKey(gvk, sc, key)
-	if !tracked {
-		return c.cache.Get(ctx, key, obj, opts...)
+	if wk, tracked := c.route.ReadKey(c.writes, gvk, sc, key); tracked {
+		caughtUp, err := c.settle(ctx, wk, key, obj)
+		if err != nil {
+			return err
+		}
+		if !caughtUp {
+			return c.live.Get(ctx, key, obj, opts...)
+		}
 	}
-	caughtUp, err := c.settle(ctx, wk, key, obj)
-	if err != nil {
-		return err
-	}
-	if caughtUp {
-		return c.cache.Get(ctx, key, obj, opts...)
-	}
-	return c.live.Get(ctx, key, obj, opts...)
+	return c.cache.Get(ctx, key, obj, opts...)
 }
 
+// kindOf returns obj, or for a typed nil pointer an object that stands for
+// its kind.
+func (c *cachedClient) kindOf(obj Object) Object { return c.route.KindOf(obj).(Object) }
+
 // settle waits for the cache to catch up with this client's last write of
-// wk (see writeTracker.settle), looking at the cached object without
-// copying it into obj, which only names the kind.
-func (c *cachedClient) settle(ctx context.Context, wk writeKey, key ObjectKey, obj Object) (bool, error) {
+// wk (ryow.Tracker.Settle), looking at the cached object without copying
+// it into obj, which only names the kind.
+func (c *cachedClient) settle(ctx context.Context, wk ryow.Key, key ObjectKey, obj Object) (bool, error) {
 	kindOf := c.kindOf(obj)
-	var peek func() (Object, error)
-	if sr, ok := c.cache.(SharedReader); ok {
-		peek = func() (Object, error) { return sr.GetShared(ctx, key, kindOf) }
+	var peek func() (metav1.Object, error)
+	if c.shared != nil {
+		peek = func() (metav1.Object, error) { return c.shared.GetShared(ctx, key, kindOf) }
 	} else {
-		scratch := newObjectLike(kindOf)
-		peek = func() (Object, error) { return scratch, c.cache.Get(ctx, key, scratch, UnsafeDisableDeepCopy) }
+		scratch := ryow.NewObjectLike(kindOf).(Object)
+		peek = func() (metav1.Object, error) { return scratch, c.cache.Get(ctx, key, scratch, UnsafeDisableDeepCopy) }
 	}
 	var progress func() (uint64, bool)
 	var next func(context.Context, uint64) bool
-	if cp, ok := c.cache.(CacheProgress); ok {
+	if cp := c.progress; cp != nil {
 		progress = func() (uint64, bool) { return cp.ObservedVersion(kindOf, key.Namespace) }
 		next = func(ctx context.Context, rv uint64) bool { return cp.WaitForVersion(ctx, kindOf, key.Namespace, rv) }
 	}
-	return c.writes.settle(ctx, wk, peek, progress, next)
+	return c.writes.Settle(ctx, wk, peek, progress, next)
 }
 
 // List reads from the cache unless list's kind bypasses it. It is not
@@ -215,40 +114,36 @@ func (c *cachedClient) List(ctx context.Context, list ObjectList, opts ...ListOp
 	if isNil(list) {
 		return nilError("list", list)
 	}
-	if useCache, _, _ := c.cached(list); useCache {
+	if useCache, _, _ := c.route.Route(list); useCache {
 		return c.cache.List(ctx, list, opts...)
 	}
 	return c.live.List(ctx, list, opts...)
 }
 
+// record remembers e for the object ns/name of obj's kind (an object or
+// its Go type), unless the write was a dry run.
+func (c *cachedClient) record(obj runtime.Object, ns, name string, dryRun []string, e ryow.Entry) {
+	if len(dryRun) > 0 {
+		return
+	}
+	if gvk, err := c.live.GroupVersionKindFor(obj); err == nil {
+		c.writes.Record(c.route.WriteKey(gvk, ns, name), e)
+	}
+}
+
 // remember records a successful, persisted write of obj, as the API
 // server answered it.
 func (c *cachedClient) remember(obj Object, dryRun []string) {
-	if len(dryRun) > 0 || isNil(obj) {
+	if isNil(obj) {
 		return
 	}
-	gvk, err := c.live.GroupVersionKindFor(obj)
-	if err != nil {
-		return
+	e := ryow.Entry{State: ryow.Present, RV: ryow.ParseRV(obj.GetResourceVersion()), UID: obj.GetUID()}
+	if ryow.RemovedByWrite(obj) {
+		e.State = ryow.Gone
+	} else if c.progress != nil && !c.progress.Holds(obj) {
+		e.State = ryow.OutOfScope
 	}
-	e := writeEntry{state: present, rv: parseRV(obj.GetResourceVersion()), uid: obj.GetUID()}
-	if removedByWrite(obj) {
-		e.state = gone
-	} else if cp, ok := c.cache.(CacheProgress); ok && !cp.Holds(obj) {
-		e.state = outOfScope
-	}
-	c.writes.record(c.writeKeyFor(gvk, obj.GetNamespace(), obj.GetName()), e)
-}
-
-// removedByWrite reports whether the server deleted obj as it wrote it: the
-// write removed the last finalizer of an object being deleted (a pod in
-// its grace period, which also has no finalizers, stays).
-func removedByWrite(obj Object) bool {
-	if obj.GetDeletionTimestamp() == nil || len(obj.GetFinalizers()) > 0 {
-		return false
-	}
-	grace := obj.GetDeletionGracePeriodSeconds()
-	return grace == nil || *grace == 0
+	c.record(obj, obj.GetNamespace(), obj.GetName(), dryRun, e)
 }
 
 func (c *cachedClient) Create(ctx context.Context, obj Object, opts ...CreateOption) error {
@@ -279,12 +174,11 @@ func (c *cachedClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration
 	if err := c.live.Apply(ctx, obj, opts...); err != nil {
 		return err
 	}
-	if len((&ApplyOptions{}).ApplyOptions(opts).DryRun) > 0 {
-		return nil
-	}
-	if at, err := ApplyTargetOf(obj); err == nil {
-		c.writes.record(c.writeKeyFor(at.GVK, at.Namespace, at.Name),
-			writeEntry{state: present, rv: parseRV(at.ResourceVersion)})
+	if dry := (&ApplyOptions{}).ApplyOptions(opts).DryRun; len(dry) == 0 {
+		if at, err := live.ApplyTargetOf(obj); err == nil {
+			c.writes.Record(c.route.WriteKey(at.GVK, at.Namespace, at.Name),
+				ryow.Entry{State: ryow.Present, RV: ryow.ParseRV(at.ResourceVersion)})
+		}
 	}
 	return nil
 }
@@ -293,31 +187,28 @@ func (c *cachedClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration
 // says: the object is gone, or terminating (finalizers, a grace period) at
 // a new resourceVersion.
 func (c *cachedClient) Delete(ctx context.Context, obj Object, opts ...DeleteOption) error {
-	var answer deleteAnswer
+	o := (&DeleteOptions{}).ApplyOptions(opts)
+	var answer live.DeleteAnswer
 	var err error
 	if lc, ok := c.live.(*liveClient); ok {
-		answer, err = lc.delete(ctx, obj, opts...)
+		answer, err = lc.rest.Delete(ctx, obj, o.AsDeleteOptions())
 	} else {
 		err = c.live.Delete(ctx, obj, opts...)
 	}
-	if err != nil || len((&DeleteOptions{}).ApplyOptions(opts).DryRun) > 0 {
+	if err != nil {
 		return err
 	}
-	gvk, err := c.live.GroupVersionKindFor(obj)
-	if err != nil {
-		return nil
-	}
-	e := writeEntry{state: deleting, rv: parseRV(obj.GetResourceVersion()), uid: obj.GetUID()}
-	if answer.known {
-		e.state = gone
-		if !answer.gone {
-			e.state, e.rv = present, answer.rv
+	e := ryow.Entry{State: ryow.Deleting, RV: ryow.ParseRV(obj.GetResourceVersion()), UID: obj.GetUID()}
+	if answer.Known {
+		e.State = ryow.Gone
+		if !answer.Gone {
+			e.State, e.RV = ryow.Present, answer.RV
 		}
-		if answer.uid != "" {
-			e.uid = answer.uid
+		if answer.UID != "" {
+			e.UID = answer.UID
 		}
 	}
-	c.writes.record(c.writeKeyFor(gvk, obj.GetNamespace(), obj.GetName()), e)
+	c.record(obj, obj.GetNamespace(), obj.GetName(), o.DryRun, e)
 	return nil
 }
 
@@ -350,13 +241,9 @@ func (s *cachedSubResource) Create(ctx context.Context, obj Object, sub Object, 
 	if err := s.inner.Create(ctx, obj, sub, opts...); err != nil {
 		return err
 	}
-	o := (&SubResourceCreateOptions{}).ApplyOptions(opts)
-	if s.name != "eviction" || len(o.DryRun) > 0 {
-		return nil
-	}
-	if gvk, err := s.c.live.GroupVersionKindFor(obj); err == nil {
-		s.c.writes.record(s.c.writeKeyFor(gvk, obj.GetNamespace(), obj.GetName()),
-			writeEntry{state: deleting, rv: parseRV(obj.GetResourceVersion()), uid: obj.GetUID()})
+	if s.name == "eviction" {
+		s.c.record(obj, obj.GetNamespace(), obj.GetName(), (&SubResourceCreateOptions{}).ApplyOptions(opts).DryRun,
+			ryow.Entry{State: ryow.Deleting, RV: ryow.ParseRV(obj.GetResourceVersion()), UID: obj.GetUID()})
 	}
 	return nil
 }
@@ -386,15 +273,13 @@ func (s *cachedSubResource) Apply(ctx context.Context, obj runtime.ApplyConfigur
 		return err
 	}
 	o := (&SubResourceApplyOptions{}).ApplyOpts(opts)
-	parent, err := metadataOfApplied(obj)
+	parent, err := live.MetadataOfApplied(obj)
 	if err != nil {
 		return nil // the answer names no object: nothing to remember
 	}
 	if isNil(o.SubResourceBody) {
 		s.rememberParent(parent, nil, o.DryRun)
-		return nil
-	}
-	if body, err := metadataOfApplied(o.SubResourceBody); err == nil {
+	} else if body, err := live.MetadataOfApplied(o.SubResourceBody); err == nil {
 		s.rememberParent(parent, body, o.DryRun)
 	}
 	return nil
@@ -405,13 +290,6 @@ func (s *cachedSubResource) rememberParent(obj, body Object, dryRun []string) {
 		s.c.remember(obj, dryRun) // obj is the parent as the server answered
 		return
 	}
-	if len(dryRun) > 0 {
-		return
-	}
-	gvk, err := s.c.live.GroupVersionKindFor(obj)
-	if err != nil {
-		return
-	}
-	s.c.writes.record(s.c.writeKeyFor(gvk, obj.GetNamespace(), obj.GetName()),
-		writeEntry{state: present, rv: parseRV(body.GetResourceVersion())})
+	s.c.record(obj, obj.GetNamespace(), obj.GetName(), dryRun,
+		ryow.Entry{State: ryow.Present, RV: ryow.ParseRV(body.GetResourceVersion())})
 }

@@ -1,21 +1,12 @@
 package client
 
 import (
-	"errors"
-	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
-
-	"github.com/kubeloop/kubeloop/client/apiutil"
 )
 
 // Options configure New. The zero value talks to the API server for every
@@ -43,6 +34,18 @@ type Options struct {
 type CacheOptions struct {
 	// Reader is the cache; required when Cache is set.
 	Reader Reader
+	// Progress, when set, says how far the cache has applied each kind's
+	// changes: a read of this client's own write then waits for the
+	// cache's next change instead of polling, does not wait for a cache
+	// past the write or whose informer is failing, and does not wait for
+	// a write outside the cache's scope. Nil means none of this: reads of
+	// own writes compare resourceVersions alone. The manager sets it to
+	// its cache.
+	Progress CacheProgress
+	// Shared, when set, is asked by GetShared for the cached object
+	// itself; nil means GetShared copies (a Get). The manager sets it to
+	// its cache.
+	Shared SharedReader
 	// DisableFor lists kinds always read from the API server; nil means
 	// none.
 	DisableFor []Object
@@ -74,78 +77,12 @@ type CacheOptions struct {
 // not covered: it may return older objects. The package documentation
 // has the details.
 func New(cfg *rest.Config, opts Options) (Client, error) {
-	live, err := newLive(cfg, opts)
+	lc, err := newLive(cfg, opts)
 	if err != nil {
 		return nil, err
 	}
 	if opts.Cache == nil {
-		return live, nil
+		return lc, nil
 	}
-	return newCached(live, *opts.Cache)
-}
-
-type liveClient struct {
-	cfg        *rest.Config
-	httpClient *http.Client
-	scheme     *runtime.Scheme
-	codecs     serializer.CodecFactory
-	mapper     meta.RESTMapper
-	fieldOwner string
-	metadata   metadata.Interface
-
-	mu      sync.Mutex
-	clients map[clientKey]rest.Interface
-}
-
-type clientKey struct {
-	gv           schema.GroupVersion
-	unstructured bool
-}
-
-var _ Client = (*liveClient)(nil)
-
-func newLive(cfg *rest.Config, opts Options) (*liveClient, error) {
-	if cfg == nil {
-		return nil, errors.New("client: rest.Config is nil")
-	}
-	cfg = rest.CopyConfig(cfg)
-	if cfg.QPS == 0 && cfg.RateLimiter == nil {
-		cfg.QPS = -1
-	}
-	c := &liveClient{cfg: cfg, httpClient: opts.HTTPClient, scheme: opts.Scheme, mapper: opts.Mapper,
-		fieldOwner: opts.FieldOwner, clients: map[clientKey]rest.Interface{}}
-	var err error
-	if c.httpClient == nil {
-		if c.httpClient, err = rest.HTTPClientFor(cfg); err != nil {
-			return nil, fmt.Errorf("client: %w", err)
-		}
-	}
-	if c.scheme == nil {
-		c.scheme = runtime.NewScheme()
-		if err := clientgoscheme.AddToScheme(c.scheme); err != nil {
-			return nil, fmt.Errorf("client: build scheme: %w", err)
-		}
-	}
-	c.codecs = serializer.NewCodecFactory(c.scheme)
-	if c.mapper == nil {
-		if c.mapper, err = apiutil.NewDynamicRESTMapper(cfg, c.httpClient); err != nil {
-			return nil, fmt.Errorf("client: %w", err)
-		}
-	}
-	c.httpClient = tracedHTTPClient(c.httpClient) // trace.go: spans for requests under a traced context
-	if c.metadata, err = metadata.NewForConfigAndClient(cfg, c.httpClient); err != nil {
-		return nil, fmt.Errorf("client: %w", err)
-	}
-	return c, nil
-}
-
-func (c *liveClient) Scheme() *runtime.Scheme     { return c.scheme }
-func (c *liveClient) RESTMapper() meta.RESTMapper { return c.mapper }
-
-func (c *liveClient) GroupVersionKindFor(obj runtime.Object) (schema.GroupVersionKind, error) {
-	return apiutil.GVKForObject(obj, c.scheme)
-}
-
-func (c *liveClient) IsObjectNamespaced(obj runtime.Object) (bool, error) {
-	return apiutil.IsObjectNamespaced(obj, c.scheme, c.mapper)
+	return newCached(lc, *opts.Cache)
 }

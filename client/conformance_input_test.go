@@ -33,7 +33,7 @@ func TestBadInputThroughCache(t *testing.T) {
 		cancel()
 		require.NoError(t, <-done)
 	}()
-	c, err := client.New(restConfig, client.Options{Cache: &client.CacheOptions{Reader: informers}})
+	c, err := client.New(restConfig, client.Options{Cache: &client.CacheOptions{Reader: informers, Progress: informers, Shared: informers}})
 	require.NoError(t, err)
 	for _, tc := range badInputCases() {
 		t.Run(tc.name, func(t *testing.T) {

@@ -124,7 +124,7 @@ func TestScopeThroughWrappers(t *testing.T) {
 		cancel()
 		require.NoError(t, <-done)
 	}()
-	cached, err := client.New(restConfig, client.Options{Cache: &client.CacheOptions{Reader: informers, Unstructured: true}})
+	cached, err := client.New(restConfig, client.Options{Cache: &client.CacheOptions{Reader: informers, Progress: informers, Shared: informers, Unstructured: true}})
 	require.NoError(t, err)
 	live, err := client.New(restConfig, client.Options{})
 	require.NoError(t, err)

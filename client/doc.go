@@ -41,14 +41,17 @@
 //     finalizer of a terminating object deletes it, so the Get answers
 //     NotFound, not the object from before. A Get that would break this
 //     polls the cache for up to CacheOptions.ReadYourOwnWritesTimeout (2 s
-//     by default), then reads from the API server; it never waits when the
+//     by default), then reads from the API server. With
+//     CacheOptions.Progress (the manager sets it to its cache) it waits for
+//     the cache's next change instead of polling, and never waits when the
 //     cache has applied every change past the write (a delete by someone
 //     else then answers NotFound at once), nor when the kind's informer is
-//     failing (Healthy names it): it then reads from the API server at once.
-//     An object written outside the cache's scope (its label or field
+//     failing (Healthy names it): it then reads from the API server at once;
+//     an object written outside the cache's scope (its label or field
 //     selector, its namespaces) is not waited for: the Get answers as for
 //     any object outside that scope (NotFound, or ErrNamespaceNotCached);
-//     read such objects through the manager's API reader. Resource versions
+//     read such objects through the manager's API reader. A client given a
+//     Reader alone compares resourceVersions only. Resource versions
 //     are compared as integers; when one is not an integer the Get reads
 //     from the API server at once. Writes are remembered per kind,
 //     namespace and name until a Get sees the cache caught up, or for at
@@ -110,4 +113,15 @@
 //     every write; a per-call FieldOwner wins), NewDryRunClient (every
 //     write is DryRunAll). WithWatch is the interface of a client that also
 //     watches: NewWithWatch returns one, and *fake.Client is one.
+//   - The client's view of a cache is explicit: CacheOptions.Reader reads,
+//     CacheOptions.Progress reports how far it has applied changes,
+//     CacheOptions.Shared hands out cached objects without copies
+//     (GetShared). The cached client asserts nothing of the Reader.
+//
+// This package holds the interfaces, the option types and the
+// constructors; the machinery behind them lives in client/internal: live
+// (REST requests, in the API server's option types), ryow (the
+// read-your-own-writes tracker and the cached read routing), fence (the
+// write fence), scoped (NewNamespacedClient's namespace logic), patch
+// (MergeFrom's patch computation) and tracehttp (request spans).
 package client

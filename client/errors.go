@@ -1,12 +1,11 @@
 package client
 
 import (
-	"errors"
-	"fmt"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeloop/kubeloop/client/internal/live"
 
 	"github.com/kubeloop/kubeloop/internal/kinds"
 )
@@ -15,7 +14,7 @@ import (
 // test them with errors.Is.
 var (
 	// ErrNilObject is returned for a nil object or list.
-	ErrNilObject = errors.New("client: object is nil")
+	ErrNilObject = live.ErrNilObject
 	// ErrNameRequired is returned when an object that needs a name has
 	// none, by the live client and the cache alike.
 	ErrNameRequired = kinds.ErrNameRequired
@@ -27,12 +26,12 @@ var (
 	ErrNamespaceInvalid = kinds.ErrNamespaceInvalid
 	// ErrNotSupported is returned for a verb an object form does not
 	// support, such as Create of a PartialObjectMetadata.
-	ErrNotSupported = errors.New("client: not supported")
+	ErrNotSupported = live.ErrNotSupported
 	// ErrDeleteEverything is returned by DeleteAllOf when it has no
 	// namespace and no label or field selector, which would delete every
 	// object of the kind in the cluster, and the DeleteEverything option
 	// was not given.
-	ErrDeleteEverything = errors.New("client: DeleteAllOf with no namespace and no label or field selector would delete every object of the kind; pass client.DeleteEverything to mean it")
+	ErrDeleteEverything = live.ErrDeleteEverything
 )
 
 // IgnoreNotFound returns nil when err is a NotFound API error, else err.
@@ -64,6 +63,9 @@ var opError = kinds.OpError
 var isNil = kinds.IsNil
 
 // nilError reports a nil object for verb.
-func nilError(verb string, obj runtime.Object) error {
-	return fmt.Errorf("%s %T: %w", verb, obj, ErrNilObject)
-}
+var nilError = live.NilError
+
+// InvalidSelectorError returns the error of a label selector built by an
+// option from bad input (for example HasLabels with an invalid key), or nil
+// when sel is nil or valid. Every Reader calls it before listing.
+func InvalidSelectorError(sel labels.Selector) error { return live.SelectorError(sel) }

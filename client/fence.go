@@ -2,11 +2,9 @@ package client
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"math"
 	"time"
 
+	"github.com/kubeloop/kubeloop/client/internal/fence"
 	"github.com/kubeloop/kubeloop/internal/lease"
 )
 
@@ -40,33 +38,6 @@ func (f FenceFunc) Remaining() (time.Duration, error) { return f() }
 
 var _ Fence = FenceFunc(nil)
 
-type fenceKey struct{}
-
-// fenceChain is the fences of a context, innermost first.
-type fenceChain struct {
-	f      Fence
-	parent *fenceChain
-}
-
-var _ Fence = (*fenceChain)(nil)
-
-// Remaining asks every fence of the chain: the first refusal wins,
-// otherwise the shortest remaining time.
-func (c *fenceChain) Remaining() (time.Duration, error) {
-	left := time.Duration(math.MaxInt64)
-	for ; c != nil; c = c.parent {
-		d, err := c.f.Remaining()
-		if err != nil {
-			return 0, err
-		}
-		if d <= 0 {
-			return 0, fmt.Errorf("%w: no time left (%T)", ErrLeaseLost, c.f)
-		}
-		left = min(left, d)
-	}
-	return left, nil
-}
-
 // WithFence returns a context whose writes are fenced by f: every write of
 // the live client (Create, Update, Patch, Apply, Delete, DeleteAllOf,
 // Status() and SubResource() writes, and so every wrapper and the cached
@@ -82,59 +53,14 @@ func WithFence(ctx context.Context, f Fence) context.Context {
 	if f == nil {
 		return ctx
 	}
-	parent, _ := ctx.Value(fenceKey{}).(*fenceChain)
-	return context.WithValue(ctx, fenceKey{}, &fenceChain{f: f, parent: parent})
+	return fence.With(ctx, f)
 }
 
 // FenceFrom returns the fence of ctx (every fence added with WithFence,
 // combined), or nil when ctx has none.
 func FenceFrom(ctx context.Context) Fence {
-	if c, _ := ctx.Value(fenceKey{}).(*fenceChain); c != nil {
-		return c
+	if f := fence.From(ctx); f != nil {
+		return f
 	}
 	return nil
-}
-
-// errHoldEnded is the cause of a fenced request's context when its bound
-// ended it.
-var errHoldEnded = fmt.Errorf("the fence's hold ended during the request: %w", ErrLeaseLost)
-
-// unfenced is fenceWrite's done without a fence.
-func unfenced(err error) error { return err }
-
-// fenceWrite is called by every write just before its request is sent.
-// Without a fence in ctx (one ctx.Value lookup) it returns ctx as it is.
-// With one that refuses, it returns an error wrapping ErrLeaseLost. With
-// one that admits, it returns ctx bounded by the remaining time and a done
-// that the write calls with its result: done releases the bound and, when
-// the bound cancelled the request, wraps the error with ErrLeaseLost.
-func fenceWrite(ctx context.Context) (context.Context, func(error) error, error) {
-	c, _ := ctx.Value(fenceKey{}).(*fenceChain)
-	if c == nil {
-		return ctx, unfenced, nil
-	}
-	left, err := c.Remaining()
-	if err != nil {
-		return ctx, unfenced, refused(err)
-	}
-	fctx, cancel := context.WithTimeoutCause(ctx, left, errHoldEnded)
-	return fctx, func(err error) error {
-		ended := errors.Is(context.Cause(fctx), errHoldEnded)
-		cancel()
-		if err == nil || !ended {
-			return err
-		}
-		if _, ferr := c.Remaining(); ferr != nil {
-			return fmt.Errorf("%w (the hold ended while the request was on its way): %w", refused(ferr), err)
-		}
-		return fmt.Errorf("fenced: %w: %w", errHoldEnded, err)
-	}, nil
-}
-
-// refused is the error of a write its fence refused.
-func refused(err error) error {
-	if errors.Is(err, ErrLeaseLost) {
-		return fmt.Errorf("fenced: %w", err)
-	}
-	return fmt.Errorf("fenced: %w: %w", ErrLeaseLost, err)
 }

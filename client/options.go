@@ -4,7 +4,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/kubeloop/kubeloop/client/internal/live"
 )
 
 // Option interfaces: each verb takes options that implement its interface.
@@ -55,10 +56,7 @@ type GetOptions struct {
 
 // ApplyOptions applies opts in order and returns o.
 func (o *GetOptions) ApplyOptions(opts []GetOption) *GetOptions {
-	for _, opt := range opts {
-		opt.ApplyToGet(o)
-	}
-	return o
+	return applyAll(o, opts, GetOption.ApplyToGet)
 }
 
 // ApplyToGet copies o's set fields into g, so a GetOptions is itself an
@@ -95,10 +93,7 @@ type ListOptions struct {
 
 // ApplyOptions applies opts in order and returns o.
 func (o *ListOptions) ApplyOptions(opts []ListOption) *ListOptions {
-	for _, opt := range opts {
-		opt.ApplyToList(o)
-	}
-	return o
+	return applyAll(o, opts, ListOption.ApplyToList)
 }
 
 // ApplyToList copies o's set fields into lo, so a ListOptions is itself an
@@ -148,134 +143,6 @@ func (o *ListOptions) AsListOptions() *metav1.ListOptions {
 	return out
 }
 
-// CreateOptions are the options of a Create.
-type CreateOptions struct {
-	// DryRun set to []string{metav1.DryRunAll} validates without saving.
-	DryRun []string
-	// FieldManager names the writer in managedFields; empty means the
-	// client's default.
-	FieldManager string
-	// FieldValidation is "Ignore", "Warn" or "Strict"; empty means the
-	// server's default (Warn).
-	FieldValidation string
-	// Raw is used as the base of the request's options; nil means none.
-	Raw *metav1.CreateOptions
-}
-
-// ApplyOptions applies opts in order and returns o.
-func (o *CreateOptions) ApplyOptions(opts []CreateOption) *CreateOptions {
-	for _, opt := range opts {
-		opt.ApplyToCreate(o)
-	}
-	return o
-}
-
-// AsCreateOptions returns the API server's form of o.
-func (o *CreateOptions) AsCreateOptions() *metav1.CreateOptions {
-	out := &metav1.CreateOptions{}
-	if o.Raw != nil {
-		*out = *o.Raw
-	}
-	out.DryRun = orStrings(o.DryRun, out.DryRun)
-	out.FieldManager = orString(o.FieldManager, out.FieldManager)
-	out.FieldValidation = orString(o.FieldValidation, out.FieldValidation)
-	return out
-}
-
-// UpdateOptions are the options of an Update.
-type UpdateOptions struct {
-	// DryRun set to []string{metav1.DryRunAll} validates without saving.
-	DryRun []string
-	// FieldManager names the writer in managedFields; empty means default.
-	FieldManager string
-	// FieldValidation is "Ignore", "Warn" or "Strict"; empty means Warn.
-	FieldValidation string
-	// Raw is used as the base of the request's options; nil means none.
-	Raw *metav1.UpdateOptions
-}
-
-// ApplyOptions applies opts in order and returns o.
-func (o *UpdateOptions) ApplyOptions(opts []UpdateOption) *UpdateOptions {
-	for _, opt := range opts {
-		opt.ApplyToUpdate(o)
-	}
-	return o
-}
-
-// AsUpdateOptions returns the API server's form of o.
-func (o *UpdateOptions) AsUpdateOptions() *metav1.UpdateOptions {
-	out := &metav1.UpdateOptions{}
-	if o.Raw != nil {
-		*out = *o.Raw
-	}
-	out.DryRun = orStrings(o.DryRun, out.DryRun)
-	out.FieldManager = orString(o.FieldManager, out.FieldManager)
-	out.FieldValidation = orString(o.FieldValidation, out.FieldValidation)
-	return out
-}
-
-// PatchOptions are the options of a Patch.
-type PatchOptions struct {
-	// DryRun set to []string{metav1.DryRunAll} validates without saving.
-	DryRun []string
-	// Force takes ownership of conflicting fields in an apply patch; nil
-	// means false. Only valid for apply patches.
-	Force *bool
-	// FieldManager names the writer in managedFields; required for apply
-	// patches, empty otherwise means default.
-	FieldManager string
-	// FieldValidation is "Ignore", "Warn" or "Strict"; empty means Warn.
-	FieldValidation string
-	// Raw is used as the base of the request's options; nil means none.
-	Raw *metav1.PatchOptions
-}
-
-// ApplyOptions applies opts in order and returns o.
-func (o *PatchOptions) ApplyOptions(opts []PatchOption) *PatchOptions {
-	for _, opt := range opts {
-		opt.ApplyToPatch(o)
-	}
-	return o
-}
-
-// AsPatchOptions returns the API server's form of o.
-func (o *PatchOptions) AsPatchOptions() *metav1.PatchOptions {
-	out := &metav1.PatchOptions{}
-	if o.Raw != nil {
-		*out = *o.Raw
-	}
-	out.DryRun = orStrings(o.DryRun, out.DryRun)
-	if o.Force != nil {
-		out.Force = o.Force
-	}
-	out.FieldManager = orString(o.FieldManager, out.FieldManager)
-	out.FieldValidation = orString(o.FieldValidation, out.FieldValidation)
-	return out
-}
-
-// ApplyOptions are the options of a server-side Apply.
-type ApplyOptions struct {
-	// DryRun set to []string{metav1.DryRunAll} validates without saving.
-	DryRun []string
-	// Force takes ownership of fields another manager owns; nil means false.
-	Force *bool
-	// FieldManager names the applier; required.
-	FieldManager string
-}
-
-// ApplyOptions applies opts in order and returns o.
-func (o *ApplyOptions) ApplyOptions(opts []ApplyOption) *ApplyOptions {
-	for _, opt := range opts {
-		opt.ApplyToApply(o)
-	}
-	return o
-}
-
-// AsPatchOptions returns the API server's form of o.
-func (o *ApplyOptions) AsPatchOptions() *metav1.PatchOptions {
-	return &metav1.PatchOptions{DryRun: o.DryRun, Force: o.Force, FieldManager: o.FieldManager}
-}
-
 // DeleteOptions are the options of a Delete and of the delete half of
 // DeleteAllOf.
 type DeleteOptions struct {
@@ -295,10 +162,7 @@ type DeleteOptions struct {
 
 // ApplyOptions applies opts in order and returns o.
 func (o *DeleteOptions) ApplyOptions(opts []DeleteOption) *DeleteOptions {
-	for _, opt := range opts {
-		opt.ApplyToDelete(o)
-	}
-	return o
+	return applyAll(o, opts, DeleteOption.ApplyToDelete)
 }
 
 // ApplyToDelete copies o's set fields into do, so a DeleteOptions is
@@ -357,22 +221,21 @@ type DeleteAllOfOptions struct {
 // would delete every object of the kind. An empty selector, such as
 // MatchingLabels{} built from an empty map, counts as none.
 func (o *DeleteAllOfOptions) CheckScope() error {
-	if o.Everything || o.Namespace != "" {
-		return nil
-	}
-	lo := o.AsListOptions()
-	if lo.LabelSelector != "" || lo.FieldSelector != "" {
-		return nil
-	}
-	return ErrDeleteEverything
+	return live.CheckScope(o.Everything, o.Namespace, o.AsListOptions())
 }
 
 // ApplyOptions applies opts in order and returns o.
 func (o *DeleteAllOfOptions) ApplyOptions(opts []DeleteAllOfOption) *DeleteAllOfOptions {
-	for _, opt := range opts {
-		opt.ApplyToDeleteAllOf(o)
+	return applyAll(o, opts, DeleteAllOfOption.ApplyToDeleteAllOf)
+}
+
+// ApplyToDeleteAllOf copies o's set fields into do.
+func (o *DeleteAllOfOptions) ApplyToDeleteAllOf(do *DeleteAllOfOptions) {
+	o.ListOptions.ApplyToList(&do.ListOptions)
+	o.DeleteOptions.ApplyToDelete(&do.DeleteOptions)
+	if o.Everything {
+		do.Everything = true
 	}
-	return o
 }
 
 // SubResourceGetOptions are the options of a subresource Get.
@@ -383,54 +246,22 @@ type SubResourceGetOptions struct {
 
 // ApplyOptions applies opts in order and returns o.
 func (o *SubResourceGetOptions) ApplyOptions(opts []SubResourceGetOption) *SubResourceGetOptions {
-	for _, opt := range opts {
-		opt.ApplyToSubResourceGet(o)
-	}
-	return o
+	return applyAll(o, opts, SubResourceGetOption.ApplyToSubResourceGet)
 }
 
-// SubResourceCreateOptions are the options of a subresource Create.
-type SubResourceCreateOptions struct{ CreateOptions }
-
-// ApplyOptions applies opts in order and returns o.
-func (o *SubResourceCreateOptions) ApplyOptions(opts []SubResourceCreateOption) *SubResourceCreateOptions {
-	for _, opt := range opts {
-		opt.ApplyToSubResourceCreate(o)
-	}
-	return o
+// ApplyToSubResourceGet copies o's set fields into so.
+func (o *SubResourceGetOptions) ApplyToSubResourceGet(so *SubResourceGetOptions) {
+	so.Raw = orPtr(o.Raw, so.Raw)
 }
 
-// SubResourceUpdateOptions are the options of a subresource Update.
-type SubResourceUpdateOptions struct {
-	UpdateOptions
-	// SubResourceBody, when set, is sent instead of the object (for
-	// example a Scale for the scale subresource); nil means the object.
-	SubResourceBody Object
-}
-
-// ApplyOptions applies opts in order and returns o.
-func (o *SubResourceUpdateOptions) ApplyOptions(opts []SubResourceUpdateOption) *SubResourceUpdateOptions {
-	for _, opt := range opts {
-		opt.ApplyToSubResourceUpdate(o)
-	}
-	return o
-}
-
-// SubResourcePatchOptions are the options of a subresource Patch.
-type SubResourcePatchOptions struct {
-	PatchOptions
-	// SubResourceBody, when set, receives the server's answer instead of
-	// the object; nil means the object.
-	SubResourceBody Object
-}
-
-// ApplyOptions applies opts in order and returns o.
-func (o *SubResourcePatchOptions) ApplyOptions(opts []SubResourcePatchOption) *SubResourcePatchOptions {
-	for _, opt := range opts {
-		opt.ApplyToSubResourcePatch(o)
-	}
-	return o
-}
+var (
+	_ GetOption                              = (*GetOptions)(nil)
+	_ ListOption                             = (*ListOptions)(nil)
+	_ DeleteOption                           = (*DeleteOptions)(nil)
+	_ DeleteAllOfOption                      = (*DeleteAllOfOptions)(nil)
+	_ SubResourceGetOption                   = (*SubResourceGetOptions)(nil)
+	_ interface{ ApplyToList(*ListOptions) } = (*DeleteAllOfOptions)(nil)
+)
 
 func orString(a, b string) string {
 	if a != "" {
@@ -446,244 +277,17 @@ func orStrings(a, b []string) []string {
 	return b
 }
 
-// InNamespace restricts a List or DeleteAllOf to one namespace. An empty
-// InNamespace means all namespaces.
-type InNamespace string
-
-// ApplyToList sets the namespace.
-func (n InNamespace) ApplyToList(o *ListOptions) { o.Namespace = string(n) }
-
-// ApplyToDeleteAllOf sets the namespace.
-func (n InNamespace) ApplyToDeleteAllOf(o *DeleteAllOfOptions) { n.ApplyToList(&o.ListOptions) }
-
-// MatchingLabels selects objects whose labels include every pair.
-type MatchingLabels map[string]string
-
-// ApplyToList sets the label selector. A key or value that is not a valid
-// label key or value (such as "x,tier!=prod", which would otherwise add a
-// requirement) yields a selector that the List rejects with an error
-// naming it.
-func (m MatchingLabels) ApplyToList(o *ListOptions) {
-	sel, err := labels.ValidatedSelectorFromSet(map[string]string(m))
-	if err != nil {
-		o.LabelSelector = invalidSelector{err: err}
-		return
+// applyAll calls apply with each of opts on o, in order, and returns o.
+func applyAll[T, O any](o *T, opts []O, apply func(O, *T)) *T {
+	for _, opt := range opts {
+		apply(opt, o)
 	}
-	o.LabelSelector = sel
+	return o
 }
 
-// ApplyToDeleteAllOf sets the label selector.
-func (m MatchingLabels) ApplyToDeleteAllOf(o *DeleteAllOfOptions) { m.ApplyToList(&o.ListOptions) }
-
-// HasLabels selects objects that have every label key, whatever its value.
-type HasLabels []string
-
-// ApplyToList sets the label selector. A key that is not a valid label key
-// yields a selector that the List rejects with an error naming the key.
-func (h HasLabels) ApplyToList(o *ListOptions) {
-	sel := labels.NewSelector()
-	for _, key := range h {
-		r, err := labels.NewRequirement(key, selection.Exists, nil)
-		if err != nil {
-			o.LabelSelector = invalidSelector{err: err}
-			return
-		}
-		sel = sel.Add(*r)
+func orPtr[T any](a, b *T) *T {
+	if a != nil {
+		return a
 	}
-	o.LabelSelector = sel
-}
-
-// ApplyToDeleteAllOf sets the label selector.
-func (h HasLabels) ApplyToDeleteAllOf(o *DeleteAllOfOptions) { h.ApplyToList(&o.ListOptions) }
-
-// MatchingLabelsSelector selects objects with a labels.Selector.
-type MatchingLabelsSelector struct{ labels.Selector }
-
-// ApplyToList sets the label selector.
-func (m MatchingLabelsSelector) ApplyToList(o *ListOptions) { o.LabelSelector = m.Selector }
-
-// ApplyToDeleteAllOf sets the label selector.
-func (m MatchingLabelsSelector) ApplyToDeleteAllOf(o *DeleteAllOfOptions) {
-	m.ApplyToList(&o.ListOptions)
-}
-
-// MatchingFields selects objects whose fields equal every value. A cached
-// List answers it from the indexes added with IndexField.
-type MatchingFields fields.Set
-
-// ApplyToList sets the field selector.
-func (m MatchingFields) ApplyToList(o *ListOptions) {
-	o.FieldSelector = fields.SelectorFromSet(fields.Set(m))
-}
-
-// ApplyToDeleteAllOf sets the field selector.
-func (m MatchingFields) ApplyToDeleteAllOf(o *DeleteAllOfOptions) { m.ApplyToList(&o.ListOptions) }
-
-// MatchingFieldsSelector selects objects with a fields.Selector.
-type MatchingFieldsSelector struct{ fields.Selector }
-
-// ApplyToList sets the field selector.
-func (m MatchingFieldsSelector) ApplyToList(o *ListOptions) { o.FieldSelector = m.Selector }
-
-// ApplyToDeleteAllOf sets the field selector.
-func (m MatchingFieldsSelector) ApplyToDeleteAllOf(o *DeleteAllOfOptions) {
-	m.ApplyToList(&o.ListOptions)
-}
-
-// Limit caps the number of items of a List page.
-type Limit int64
-
-// ApplyToList sets the limit.
-func (l Limit) ApplyToList(o *ListOptions) { o.Limit = int64(l) }
-
-// Continue asks for the page after the one that returned this token.
-type Continue string
-
-// ApplyToList sets the continue token.
-func (c Continue) ApplyToList(o *ListOptions) { o.Continue = string(c) }
-
-// UnsafeDisableDeepCopy makes a cached Get or List share memory with the
-// cache instead of copying. The objects read must not be mutated.
-var UnsafeDisableDeepCopy = unsafeDisableDeepCopy(true)
-
-type unsafeDisableDeepCopy bool
-
-func (u unsafeDisableDeepCopy) ApplyToGet(o *GetOptions) { b := bool(u); o.UnsafeDisableDeepCopy = &b }
-func (u unsafeDisableDeepCopy) ApplyToList(o *ListOptions) {
-	b := bool(u)
-	o.UnsafeDisableDeepCopy = &b
-}
-
-// DeleteEverything lets a DeleteAllOf without a namespace and without a
-// selector delete every object of the kind in the cluster, which it
-// otherwise refuses with ErrDeleteEverything:
-//
-//	err := c.DeleteAllOf(ctx, &examplev1.Scratch{}, client.DeleteEverything)
-var DeleteEverything = deleteEverything{}
-
-type deleteEverything struct{}
-
-// ApplyToDeleteAllOf sets Everything.
-func (deleteEverything) ApplyToDeleteAllOf(o *DeleteAllOfOptions) { o.Everything = true }
-
-// DryRunAll validates a write on the server without persisting it.
-var DryRunAll = dryRunAll{}
-
-type dryRunAll struct{}
-
-var dryRunAllValue = []string{metav1.DryRunAll}
-
-func (dryRunAll) ApplyToCreate(o *CreateOptions)           { o.DryRun = dryRunAllValue }
-func (dryRunAll) ApplyToUpdate(o *UpdateOptions)           { o.DryRun = dryRunAllValue }
-func (dryRunAll) ApplyToPatch(o *PatchOptions)             { o.DryRun = dryRunAllValue }
-func (dryRunAll) ApplyToApply(o *ApplyOptions)             { o.DryRun = dryRunAllValue }
-func (dryRunAll) ApplyToDelete(o *DeleteOptions)           { o.DryRun = dryRunAllValue }
-func (dryRunAll) ApplyToDeleteAllOf(o *DeleteAllOfOptions) { o.DryRun = dryRunAllValue }
-func (dryRunAll) ApplyToSubResourceCreate(o *SubResourceCreateOptions) {
-	o.DryRun = dryRunAllValue
-}
-func (dryRunAll) ApplyToSubResourceUpdate(o *SubResourceUpdateOptions) {
-	o.DryRun = dryRunAllValue
-}
-func (dryRunAll) ApplyToSubResourcePatch(o *SubResourcePatchOptions) {
-	o.DryRun = dryRunAllValue
-}
-func (dryRunAll) ApplyToSubResourceApply(o *SubResourceApplyOptions) {
-	o.DryRun = dryRunAllValue
-}
-
-// FieldOwner names the writer in managedFields.
-type FieldOwner string
-
-func (f FieldOwner) ApplyToCreate(o *CreateOptions) { o.FieldManager = string(f) }
-func (f FieldOwner) ApplyToUpdate(o *UpdateOptions) { o.FieldManager = string(f) }
-func (f FieldOwner) ApplyToPatch(o *PatchOptions)   { o.FieldManager = string(f) }
-func (f FieldOwner) ApplyToApply(o *ApplyOptions)   { o.FieldManager = string(f) }
-func (f FieldOwner) ApplyToSubResourceCreate(o *SubResourceCreateOptions) {
-	o.FieldManager = string(f)
-}
-func (f FieldOwner) ApplyToSubResourceUpdate(o *SubResourceUpdateOptions) {
-	o.FieldManager = string(f)
-}
-func (f FieldOwner) ApplyToSubResourcePatch(o *SubResourcePatchOptions) {
-	o.FieldManager = string(f)
-}
-func (f FieldOwner) ApplyToSubResourceApply(o *SubResourceApplyOptions) {
-	o.FieldManager = string(f)
-}
-
-// FieldValidation sets how the server treats unknown or duplicate fields:
-// "Ignore", "Warn" or "Strict".
-type FieldValidation string
-
-func (f FieldValidation) ApplyToCreate(o *CreateOptions) { o.FieldValidation = string(f) }
-func (f FieldValidation) ApplyToUpdate(o *UpdateOptions) { o.FieldValidation = string(f) }
-func (f FieldValidation) ApplyToPatch(o *PatchOptions)   { o.FieldValidation = string(f) }
-func (f FieldValidation) ApplyToSubResourceCreate(o *SubResourceCreateOptions) {
-	o.FieldValidation = string(f)
-}
-func (f FieldValidation) ApplyToSubResourceUpdate(o *SubResourceUpdateOptions) {
-	o.FieldValidation = string(f)
-}
-func (f FieldValidation) ApplyToSubResourcePatch(o *SubResourcePatchOptions) {
-	o.FieldValidation = string(f)
-}
-
-// ForceOwnership takes ownership of fields another manager owns in a
-// server-side apply.
-var ForceOwnership = forceOwnership{}
-
-type forceOwnership struct{}
-
-func (forceOwnership) ApplyToPatch(o *PatchOptions) { t := true; o.Force = &t }
-func (forceOwnership) ApplyToApply(o *ApplyOptions) { t := true; o.Force = &t }
-func (forceOwnership) ApplyToSubResourcePatch(o *SubResourcePatchOptions) {
-	t := true
-	o.Force = &t
-}
-func (forceOwnership) ApplyToSubResourceApply(o *SubResourceApplyOptions) {
-	t := true
-	o.Force = &t
-}
-
-// GracePeriodSeconds overrides the grace period of a delete.
-type GracePeriodSeconds int64
-
-func (g GracePeriodSeconds) ApplyToDelete(o *DeleteOptions) { s := int64(g); o.GracePeriodSeconds = &s }
-func (g GracePeriodSeconds) ApplyToDeleteAllOf(o *DeleteAllOfOptions) {
-	g.ApplyToDelete(&o.DeleteOptions)
-}
-
-// PropagationPolicy chooses how dependents of a deleted object are deleted.
-type PropagationPolicy metav1.DeletionPropagation
-
-func (p PropagationPolicy) ApplyToDelete(o *DeleteOptions) {
-	v := metav1.DeletionPropagation(p)
-	o.PropagationPolicy = &v
-}
-func (p PropagationPolicy) ApplyToDeleteAllOf(o *DeleteAllOfOptions) {
-	p.ApplyToDelete(&o.DeleteOptions)
-}
-
-// Preconditions must hold for a delete to run.
-type Preconditions metav1.Preconditions
-
-func (p Preconditions) ApplyToDelete(o *DeleteOptions) {
-	v := metav1.Preconditions(p)
-	o.Preconditions = &v
-}
-func (p Preconditions) ApplyToDeleteAllOf(o *DeleteAllOfOptions) { p.ApplyToDelete(&o.DeleteOptions) }
-
-// WithSubResourceBody sends body instead of the object in a subresource
-// update or patch (for example a Scale for the scale subresource).
-func WithSubResourceBody(body Object) SubResourceBody { return SubResourceBody{Body: body} }
-
-// SubResourceBody is the option WithSubResourceBody returns.
-type SubResourceBody struct{ Body Object }
-
-func (s SubResourceBody) ApplyToSubResourceUpdate(o *SubResourceUpdateOptions) {
-	o.SubResourceBody = s.Body
-}
-func (s SubResourceBody) ApplyToSubResourcePatch(o *SubResourcePatchOptions) {
-	o.SubResourceBody = s.Body
+	return b
 }

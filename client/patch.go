@@ -3,12 +3,10 @@ package client
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
+
+	"github.com/kubeloop/kubeloop/client/internal/patch"
 )
 
 // Apply is the server-side apply patch type for Patch: the object (best an
@@ -105,48 +103,5 @@ type mergeFromPatch struct {
 func (p *mergeFromPatch) Type() types.PatchType { return p.pt }
 
 func (p *mergeFromPatch) Data(obj Object) ([]byte, error) {
-	name := "merge patch"
-	if p.pt == types.StrategicMergePatchType {
-		name = "strategic merge patch"
-	}
-	if isNil(p.from) || isNil(obj) {
-		return nil, fmt.Errorf("%s: %w", name, ErrNilObject)
-	}
-	if reflect.TypeOf(p.from) != reflect.TypeOf(obj) {
-		return nil, fmt.Errorf("%s: original is %T but the object is %T", name, p.from, obj)
-	}
-	original, err := json.Marshal(p.from)
-	if err != nil {
-		return nil, fmt.Errorf("%s: encode original: %w", name, err)
-	}
-	modified, err := json.Marshal(obj)
-	if err != nil {
-		return nil, fmt.Errorf("%s: encode object: %w", name, err)
-	}
-	var data []byte
-	if p.pt == types.StrategicMergePatchType {
-		if _, ok := obj.(runtime.Unstructured); ok {
-			return nil, fmt.Errorf("%s: %T has no Go type to read merge keys from; use MergeFrom", name, obj)
-		}
-		data, err = strategicpatch.CreateTwoWayMergePatch(original, modified, obj)
-	} else {
-		data, err = jsonpatch.CreateMergePatch(original, modified)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if !p.opts.OptimisticLock {
-		return data, nil
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	md, _ := m["metadata"].(map[string]any)
-	if md == nil {
-		md = map[string]any{}
-	}
-	md["resourceVersion"] = p.from.GetResourceVersion()
-	m["metadata"] = md
-	return json.Marshal(m)
+	return patch.Merge(p.pt, p.from, obj, p.opts.OptimisticLock, ErrNilObject)
 }

@@ -31,7 +31,7 @@ func TestReadYourOwnWritesWithRealCache(t *testing.T) {
 		<-done
 	}()
 
-	c, err := client.New(restConfig, client.Options{Cache: &client.CacheOptions{Reader: informers}})
+	c, err := client.New(restConfig, client.Options{Cache: &client.CacheOptions{Reader: informers, Progress: informers, Shared: informers}})
 	require.NoError(t, err)
 	live, err := client.New(restConfig, client.Options{})
 	require.NoError(t, err)

@@ -82,7 +82,7 @@ func newRYOWEnv(t *testing.T, lag time.Duration, opts cache.Options) *ryowEnv {
 // countingCachedClient is a cached client over informers, talking to the
 // API server directly, with a count of its GETs of ConfigMaps that reached
 // the server (its fallback when the cache does not catch up).
-func countingCachedClient(t *testing.T, informers client.Reader, timeout time.Duration) (client.Client, *atomic.Int32) {
+func countingCachedClient(t *testing.T, informers *cache.InformerCache, timeout time.Duration) (client.Client, *atomic.Int32) {
 	t.Helper()
 	var liveGets atomic.Int32
 	cfg := rest.CopyConfig(restConfig)
@@ -94,7 +94,7 @@ func countingCachedClient(t *testing.T, informers client.Reader, timeout time.Du
 			return rt.RoundTrip(r)
 		})
 	})
-	c, err := client.New(cfg, client.Options{Cache: &client.CacheOptions{Reader: informers, ReadYourOwnWritesTimeout: timeout}})
+	c, err := client.New(cfg, client.Options{Cache: &client.CacheOptions{Reader: informers, Progress: informers, Shared: informers, ReadYourOwnWritesTimeout: timeout}})
 	require.NoError(t, err)
 	return c, &liveGets
 }

@@ -87,8 +87,8 @@ func ryowSetup(t *testing.T, timeout time.Duration) (client.Client, *laggingCach
 }
 
 // ryowSetupWith is ryowSetup with the cached client reading from
-// wrap(cache) when wrap is not nil.
-func ryowSetupWith(t *testing.T, timeout time.Duration, wrap func(*laggingCache) client.Reader) (client.Client, *laggingCache, *atomic.Int32) {
+// wrap(cache) when wrap is not nil, and asking it for shared objects.
+func ryowSetupWith(t *testing.T, timeout time.Duration, wrap func(*laggingCache) client.SharedReader) (client.Client, *laggingCache, *atomic.Int32) {
 	t.Helper()
 	server := fake.NewClientBuilder().Build()
 	var liveGets atomic.Int32
@@ -99,11 +99,12 @@ func ryowSetupWith(t *testing.T, timeout time.Duration, wrap func(*laggingCache)
 		},
 	})
 	cache := &laggingCache{truth: server}
-	var reader client.Reader = cache
+	opts := client.CacheOptions{Reader: cache, ReadYourOwnWritesTimeout: timeout}
 	if wrap != nil {
-		reader = wrap(cache)
+		shared := wrap(cache)
+		opts.Reader, opts.Shared = shared, shared
 	}
-	c, err := client.NewCachedForTest(live, client.CacheOptions{Reader: reader, ReadYourOwnWritesTimeout: timeout})
+	c, err := client.NewCachedForTest(live, opts)
 	require.NoError(t, err)
 	return c, cache, &liveGets
 }

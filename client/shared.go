@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+
+	"github.com/kubeloop/kubeloop/client/internal/ryow"
 )
 
 // GetShared returns the object named by key, of T's kind, without copying
@@ -49,37 +51,33 @@ func GetShared[T Object](ctx context.Context, r Reader, key ObjectKey) (T, error
 	return obj, nil
 }
 
-// GetShared returns the cached object itself when the cache is a
-// SharedReader and obj's kind is read from it, waiting for the cache to
-// catch up with this client's own writes as Get does; otherwise it Gets a
-// new object.
+// GetShared returns the cached object itself when the cache has a
+// SharedReader (CacheOptions.Shared) and obj's kind is read from it,
+// waiting for the cache to catch up with this client's own writes as Get
+// does; otherwise it Gets a new object.
 func (c *cachedClient) GetShared(ctx context.Context, key ObjectKey, obj Object) (Object, error) {
 	if obj == nil {
 		return nil, nilError("get", obj)
 	}
 	kindOf := c.kindOf(obj)
-	sr, shared := c.cache.(SharedReader)
-	useCache, gvk, sc := c.cached(kindOf)
-	if !shared || !useCache {
-		fresh := newObjectLike(kindOf)
-		if err := c.Get(ctx, key, fresh, UnsafeDisableDeepCopy); err != nil {
+	useCache, gvk, sc := c.route.Route(kindOf)
+	read := c.Get // a copy, through the cache unless it bypasses obj's kind
+	if c.shared != nil && useCache {
+		wk, tracked := c.route.ReadKey(c.writes, gvk, sc, key)
+		if !tracked {
+			return c.shared.GetShared(ctx, key, obj)
+		}
+		caughtUp, err := c.settle(ctx, wk, key, obj)
+		if err != nil {
 			return nil, err
 		}
-		return fresh, nil
+		if caughtUp {
+			return c.shared.GetShared(ctx, key, obj)
+		}
+		read = c.live.Get
 	}
-	wk, tracked := c.readKey(gvk, sc, key)
-	if !tracked {
-		return sr.GetShared(ctx, key, obj)
-	}
-	caughtUp, err := c.settle(ctx, wk, key, obj)
-	if err != nil {
-		return nil, err
-	}
-	if caughtUp {
-		return sr.GetShared(ctx, key, obj)
-	}
-	fresh := newObjectLike(kindOf)
-	if err := c.live.Get(ctx, key, fresh); err != nil {
+	fresh := ryow.NewObjectLike(kindOf).(Object)
+	if err := read(ctx, key, fresh, UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
 	return fresh, nil

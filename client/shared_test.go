@@ -56,7 +56,7 @@ func TestGetSharedReadsYourOwnWrites(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ctx := t.Context()
 				var shared *sharedLaggingCache
-				c, lagging, liveGets := ryowSetupWith(t, 0, func(l *laggingCache) client.Reader {
+				c, lagging, liveGets := ryowSetupWith(t, 0, func(l *laggingCache) client.SharedReader {
 					shared = &sharedLaggingCache{laggingCache: l, held: map[client.ObjectKey]*corev1.ConfigMap{}}
 					return shared
 				})
@@ -99,7 +99,7 @@ func TestGetSharedFromSharedCache(t *testing.T) {
 	ctx := t.Context()
 	server := fake.NewClientBuilder().WithObjects(newConfigMap("ns", "cm", map[string]string{"v": "1"})).Build()
 	shared := &sharedLaggingCache{laggingCache: &laggingCache{truth: server}, held: map[client.ObjectKey]*corev1.ConfigMap{}}
-	c, err := client.NewCachedForTest(server, client.CacheOptions{Reader: shared, DisableFor: []client.Object{&corev1.Secret{}}})
+	c, err := client.NewCachedForTest(server, client.CacheOptions{Reader: shared, Shared: shared, DisableFor: []client.Object{&corev1.Secret{}}})
 	require.NoError(t, err)
 	key := client.ObjectKey{Namespace: "ns", Name: "cm"}
 

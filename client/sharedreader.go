@@ -2,11 +2,13 @@ package client
 
 import (
 	"context"
-	"reflect"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
+
+// The client's view of a cache: a Reader (CacheOptions.Reader), and what
+// it may say beyond reading (CacheOptions.Progress, CacheOptions.Shared).
+// The manager sets all three to its cache; a client given a Reader alone
+// reads its own writes by comparing resourceVersions, and GetShared
+// through it copies.
 
 // SharedReader is a Reader that can hand out the objects it holds in memory
 // without copying them. The cache and the manager's client are
@@ -22,36 +24,24 @@ type SharedReader interface {
 	GetShared(ctx context.Context, key ObjectKey, obj Object) (Object, error)
 }
 
-// kindOf returns obj, or for a typed nil pointer an empty object of its
-// type that stands for the kind: made once per type, never modified.
-func (c *cachedClient) kindOf(obj Object) Object {
-	if !isNil(obj) {
-		return obj
-	}
-	t := reflect.TypeOf(obj)
-	if p, ok := c.kinds.Load(t); ok {
-		return p.(Object)
-	}
-	p, _ := c.kinds.LoadOrStore(t, newObjectLike(obj))
-	return p.(Object)
-}
-
-// newObjectLike returns a new, empty object of obj's Go type, with obj's
-// apiVersion and kind when obj is unstructured or metadata-only.
-func newObjectLike(obj Object) Object {
-	switch o := obj.(type) {
-	case *unstructured.Unstructured:
-		u := &unstructured.Unstructured{}
-		if o != nil {
-			u.SetGroupVersionKind(o.GroupVersionKind())
-		}
-		return u
-	case *metav1.PartialObjectMetadata:
-		m := &metav1.PartialObjectMetadata{}
-		if o != nil {
-			m.TypeMeta = o.TypeMeta
-		}
-		return m
-	}
-	return reflect.New(reflect.TypeOf(obj).Elem()).Interface().(Object)
+// CacheProgress is what the manager's client asks of its cache, beyond
+// Reader, to read its own writes without needless waits
+// (CacheOptions.Progress). The cache package's InformerCache implements
+// it; without it the client compares resourceVersions alone.
+type CacheProgress interface {
+	// ObservedVersion returns the resourceVersion (an etcd revision) up to
+	// which the cache has applied every change of obj's kind in namespace
+	// ns, and ok false when it cannot say because its informer for them is
+	// missing, unsynced or failing.
+	ObservedVersion(obj Object, ns string) (rv uint64, ok bool)
+	// WaitForVersion blocks until ObservedVersion(obj, ns) is at least rv,
+	// and reports whether it got there before ctx ended; false at once
+	// where ObservedVersion answers ok false. A read of the client's own
+	// write that finds the cache behind waits here, woken by the cache's
+	// next change of the kind, instead of polling.
+	WaitForVersion(ctx context.Context, obj Object, ns string, rv uint64) bool
+	// Holds reports whether the cache would hold obj as it is (kind,
+	// namespace, labels and fields in the cache's scope). It answers true
+	// where it cannot tell.
+	Holds(obj Object) bool
 }

@@ -51,7 +51,7 @@ func TestCachedStatusApplyReadsOwnWrite(t *testing.T) {
 		cancel()
 		<-done
 	}()
-	c, err := client.New(restConfig, client.Options{Cache: &client.CacheOptions{Reader: informers}, FieldOwner: "status-writer"})
+	c, err := client.New(restConfig, client.Options{Cache: &client.CacheOptions{Reader: informers, Progress: informers, Shared: informers}, FieldOwner: "status-writer"})
 	require.NoError(t, err)
 	live, err := client.New(restConfig, client.Options{})
 	require.NoError(t, err)

@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
@@ -28,11 +27,11 @@ func NewWithWatch(cfg *rest.Config, opts Options) (WithWatch, error) {
 	if opts.Cache != nil {
 		return nil, errors.New("client: NewWithWatch takes no Options.Cache")
 	}
-	live, err := newLive(cfg, opts)
+	lc, err := newLive(cfg, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &watchingClient{liveClient: live}, nil
+	return &watchingClient{liveClient: lc}, nil
 }
 
 type watchingClient struct{ *liveClient }
@@ -40,32 +39,6 @@ type watchingClient struct{ *liveClient }
 var _ WithWatch = (*watchingClient)(nil)
 
 func (c *watchingClient) Watch(ctx context.Context, list ObjectList, opts ...ListOption) (watch.Interface, error) {
-	if isNil(list) {
-		return nil, nilError("watch", list)
-	}
 	o := (&ListOptions{}).ApplyOptions(opts)
-	t, err := c.targetFor("watch", list, o.Namespace, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := InvalidSelectorError(o.LabelSelector); err != nil {
-		return nil, opError("watch", t.gvk, o.Namespace, "", fmt.Errorf("invalid label selector: %w", err))
-	}
-	lo := o.AsListOptions()
-	lo.Watch = true
-	var w watch.Interface
-	if t.metadata {
-		mr := c.metadata.Resource(t.gvr())
-		if t.namespaced && o.Namespace != "" {
-			w, err = mr.Namespace(o.Namespace).Watch(ctx, *lo)
-		} else {
-			w, err = mr.Watch(ctx, *lo)
-		}
-	} else {
-		w, err = withParams(t.request(t.rc.Get(), o.Namespace, ""), lo).Watch(ctx)
-	}
-	if err != nil {
-		return nil, opError("watch", t.gvk, o.Namespace, "", err)
-	}
-	return w, nil
+	return c.rest.Watch(ctx, list, o.Namespace, o.LabelSelector, o.AsListOptions())
 }

@@ -183,10 +183,11 @@ func (m *Manager) buildCacheAndClients() error {
 	if co.Logger.GetSink() == nil {
 		co.Logger = m.logger.WithName("cache")
 	}
-	var err error
-	if m.cache, err = cache.New(m.cfg, co); err != nil {
+	informers, err := cache.New(m.cfg, co)
+	if err != nil {
 		return fmt.Errorf("manager: %w", err)
 	}
+	m.cache = informers
 
 	clo := m.opts.Client
 	fill(&clo.Scheme, m.scheme)
@@ -201,7 +202,9 @@ func (m *Manager) buildCacheAndClients() error {
 	if clo.Cache != nil {
 		cached = *clo.Cache
 	}
-	cached.Reader = m.cache
+	// The client's whole view of the cache: it reads, reports its
+	// progress (read-your-own-writes without polling) and shares objects.
+	cached.Reader, cached.Progress, cached.Shared = informers, informers, informers
 	clo.Cache = &cached
 	if m.client, err = client.New(m.cfg, clo); err != nil {
 		return fmt.Errorf("manager: client: %w", err)

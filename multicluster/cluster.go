@@ -97,7 +97,7 @@ func buildCluster(name string, cfg *rest.Config, o *Options) (*Cluster, error) {
 	if clo.Cache != nil {
 		cached = *clo.Cache
 	}
-	cached.Reader = ca
+	cached.Reader, cached.Progress, cached.Shared = ca, ca, ca
 	clo.Cache = &cached
 	cl, err := client.New(cfg, clo)
 	if err != nil {

@@ -1,4 +1,30 @@
-package client
+// Package ryow is the bookkeeping behind the cached client's
+// read-your-own-writes guarantee: a Tracker of the client's recent writes,
+// and a Router that says which reads go to the cache and under which key a
+// write is remembered.
+//
+// After each successful write the tracker remembers what the API server
+// now holds for that kind, namespace and name, in one of the States, which
+// follow what the server does with the write. A cached Get of a
+// remembered object compares what the cache returns with that state
+// (Settle). While the cache is behind, the Get polls it until it catches
+// up or the timeout passes, then reads from the API server.
+//
+// Guarantees:
+//   - An entry is forgotten as soon as a Get sees the cache caught up, and
+//     in any case after a minute, so memory stays bounded by the writes of
+//     the last minute.
+//   - Of two writes racing on one object the one with the newer
+//     resourceVersion is kept.
+//   - A cache that reports its progress (client.CacheProgress) and is past
+//     the write has caught up whatever it holds for the key; one whose
+//     informer is failing is not waited for at all; one that is behind is
+//     waited on until it applies its next change of the kind, not polled.
+//     Without progress Settle polls, from 5 ms doubling up to 100 ms.
+//   - Resource versions are compared as integers; one that is not an
+//     integer makes Settle give up at once (read from the API server).
+//   - A Tracker with no entry answers Tracked without a lock.
+package ryow
 
 import (
 	"context"
@@ -8,106 +34,70 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Read-your-own-writes bookkeeping of the cached client.
-//
-// After each successful write the tracker remembers what the API server
-// now holds for that kind, namespace and name, in one of the states below,
-// which follow what the server does with the write. A cached Get of a
-// remembered object compares what the cache returns with that state. While
-// the cache is behind, the Get polls it until it catches up or the timeout
-// passes, then reads from the API server. An entry is forgotten as soon as
-// a Get sees the cache caught up, and in any case after maxEntryAge, so
-// memory stays bounded by the writes of the last minute.
-//
-// A cache that implements CacheProgress (the cache package's does) also
-// says how far it has applied the kind's changes: a cache past the write
-// has caught up whatever it holds for the key (the object may since have
-// been deleted by someone else), a cache whose informer is failing is not
-// waited for at all, and a Get that finds the cache behind sleeps until
-// the cache applies its next change of the kind (WaitForVersion) rather
-// than for a polling interval. Without CacheProgress the Get polls, from
-// firstPoll doubling up to maxPoll.
-
 const (
-	defaultRYOWTimeout = 2 * time.Second
-	maxEntryAge        = time.Minute
-	firstPoll          = 5 * time.Millisecond
-	maxPoll            = 100 * time.Millisecond
+	// DefaultTimeout is how long Settle waits when New is given 0.
+	DefaultTimeout = 2 * time.Second
+	maxEntryAge    = time.Minute
+	firstPoll      = 5 * time.Millisecond
+	maxPoll        = 100 * time.Millisecond
 )
 
-// CacheProgress is what the manager's client asks of its cache, beyond
-// Reader, to read its own writes without needless waits. The cache
-// package's InformerCache implements it; a Reader that does not is waited
-// for by comparing resourceVersions alone.
-type CacheProgress interface {
-	// ObservedVersion returns the resourceVersion (an etcd revision) up to
-	// which the cache has applied every change of obj's kind in namespace
-	// ns, and ok false when it cannot say because its informer for them is
-	// missing, unsynced or failing.
-	ObservedVersion(obj Object, ns string) (rv uint64, ok bool)
-	// WaitForVersion blocks until ObservedVersion(obj, ns) is at least rv,
-	// and reports whether it got there before ctx ended; false at once
-	// where ObservedVersion answers ok false. A read of the client's own
-	// write that finds the cache behind waits here, woken by the cache's
-	// next change of the kind, instead of polling.
-	WaitForVersion(ctx context.Context, obj Object, ns string, rv uint64) bool
-	// Holds reports whether the cache would hold obj as it is (kind,
-	// namespace, labels and fields in the cache's scope). It answers true
-	// where it cannot tell.
-	Holds(obj Object) bool
-}
-
-// writeState is what the API server holds after a write.
-type writeState uint8
+// State is what the API server holds after a write.
+type State uint8
 
 const (
-	// present: the object exists at rv or later (a create, an update, a
+	// Present: the object exists at rv or later (a create, an update, a
 	// patch, or a Delete that left it terminating, held by finalizers or a
 	// grace period).
-	present writeState = iota
-	// outOfScope: the object exists at rv but outside the cache's scope:
+	Present State = iota
+	// OutOfScope: the object exists at rv but outside the cache's scope:
 	// the cache, once caught up, does not hold it.
-	outOfScope
-	// gone: the server removed the object with UID uid (a Delete answered
+	OutOfScope
+	// Gone: the server removed the object with UID uid (a Delete answered
 	// with a Status or the deleted object, an update that removed the last
 	// finalizer of a terminating object); rv is the last version known.
-	gone
-	// deleting: a Delete succeeded but its answer did not say whether the
+	Gone
+	// Deleting: a Delete succeeded but its answer did not say whether the
 	// object is gone or terminating (a Client other than the live one,
 	// such as the fake or an interceptor, an eviction); rv is the version
 	// the caller's object had, 0 when unknown.
-	deleting
+	Deleting
 )
 
-func (s writeState) String() string {
+func (s State) String() string {
 	return [...]string{"present", "out of scope", "gone", "deleting"}[s]
 }
 
-type writeKey struct {
-	gk              schema.GroupKind
-	namespace, name string
+// Key names a remembered write: the object's group, kind, namespace
+// ("" for a cluster-scoped kind) and name.
+type Key struct {
+	GK              schema.GroupKind
+	Namespace, Name string
 }
 
-type writeEntry struct {
-	state writeState
-	rv    uint64 // see writeState; 0 when unknown
-	uid   types.UID
+// Entry is what the API server holds after a write.
+type Entry struct {
+	State State
+	RV    uint64 // see State; 0 when unknown
+	UID   types.UID
 	at    time.Time
 	seq   uint64
 }
 
 // exists reports whether e says the object is on the server.
-func (e writeEntry) exists() bool { return e.state == present || e.state == outOfScope }
+func (e Entry) exists() bool { return e.State == Present || e.State == OutOfScope }
 
-type writeTracker struct {
+// Tracker remembers a client's recent writes. It is safe for concurrent use.
+type Tracker struct {
 	timeout time.Duration
 
 	mu        sync.Mutex
-	entries   map[writeKey]writeEntry
+	entries   map[Key]Entry
 	seq       uint64
 	lastSweep time.Time
 	// n is len(entries), written under mu: a Get of a client that has no
@@ -116,15 +106,16 @@ type writeTracker struct {
 	n atomic.Int64
 }
 
-func newWriteTracker(timeout time.Duration) *writeTracker {
+// New returns a Tracker whose Settle waits up to timeout (0: DefaultTimeout).
+func New(timeout time.Duration) *Tracker {
 	if timeout <= 0 {
-		timeout = defaultRYOWTimeout
+		timeout = DefaultTimeout
 	}
-	return &writeTracker{timeout: timeout, entries: map[writeKey]writeEntry{}}
+	return &Tracker{timeout: timeout, entries: map[Key]Entry{}}
 }
 
-// parseRV reads a resourceVersion as an etcd revision; 0 when it is not one.
-func parseRV(rv string) uint64 {
+// ParseRV reads a resourceVersion as an etcd revision; 0 when it is not one.
+func ParseRV(rv string) uint64 {
 	n, err := strconv.ParseUint(rv, 10, 64)
 	if err != nil {
 		return 0
@@ -132,20 +123,20 @@ func parseRV(rv string) uint64 {
 	return n
 }
 
-// record remembers e for k. Of two writes racing on one object the one
+// Record remembers e for k. Of two writes racing on one object the one
 // with the newer resourceVersion is kept.
-func (t *writeTracker) record(k writeKey, e writeEntry) {
+func (t *Tracker) Record(k Key, e Entry) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if old, ok := t.entries[k]; ok && old.exists() && old.rv > e.rv {
-		if e.exists() && e.rv != 0 {
+	if old, ok := t.entries[k]; ok && old.exists() && old.RV > e.RV {
+		if e.exists() && e.RV != 0 {
 			return
 		}
 		if !e.exists() {
-			// A delete of what was written: the object existed at old.rv.
-			e.rv = old.rv
-			if e.uid == "" {
-				e.uid = old.uid
+			// A delete of what was written: the object existed at old.RV.
+			e.RV = old.RV
+			if e.UID == "" {
+				e.UID = old.UID
 			}
 		}
 	}
@@ -164,14 +155,15 @@ func (t *writeTracker) record(k writeKey, e writeEntry) {
 	t.n.Store(int64(len(t.entries)))
 }
 
-func (t *writeTracker) lookup(k writeKey) (writeEntry, bool) {
+func (t *Tracker) lookup(k Key) (Entry, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e, ok := t.entries[k]
 	return e, ok
 }
 
-func (t *writeTracker) tracked(k writeKey) bool {
+// Tracked reports whether a write of k is remembered.
+func (t *Tracker) Tracked(k Key) bool {
 	if t.n.Load() == 0 {
 		return false
 	}
@@ -180,7 +172,7 @@ func (t *writeTracker) tracked(k writeKey) bool {
 }
 
 // forget drops k's entry unless a newer write replaced it.
-func (t *writeTracker) forget(k writeKey, seq uint64) {
+func (t *Tracker) forget(k Key, seq uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if e, ok := t.entries[k]; ok && e.seq == seq {
@@ -189,11 +181,23 @@ func (t *writeTracker) forget(k writeKey, seq uint64) {
 	}
 }
 
-// size returns the number of remembered writes.
-func (t *writeTracker) size() int {
+// Size returns the number of remembered writes.
+func (t *Tracker) Size() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.entries)
+}
+
+// States describes every remembered write ("ns/name: state rv N uid U"),
+// for test messages.
+func (t *Tracker) States() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]string, 0, len(t.entries))
+	for k, e := range t.entries {
+		out = append(out, k.Namespace+"/"+k.Name+": "+e.State.String()+" rv "+strconv.FormatUint(e.RV, 10)+" uid "+string(e.UID))
+	}
+	return out
 }
 
 type verdict int
@@ -208,56 +212,56 @@ const (
 // when the cache reports its progress, the version it had applied before
 // the read.
 type observation struct {
-	obj      Object
+	obj      metav1.Object
 	observed uint64
 	known    bool // observed is set
 }
 
 // judge compares what the cache returned with e.
-func judge(e writeEntry, o observation) verdict {
+func judge(e Entry, o observation) verdict {
 	past := func(rv uint64) bool { return o.known && rv != 0 && o.observed >= rv }
-	switch e.state {
-	case present:
-		if e.rv == 0 {
+	switch e.State {
+	case Present:
+		if e.RV == 0 {
 			return incomparable
 		}
-		if past(e.rv) {
+		if past(e.RV) {
 			return caughtUp // whatever the cache holds now is newer than the write
 		}
 		if o.obj == nil {
 			return behind
 		}
-		seen := parseRV(o.obj.GetResourceVersion())
+		seen := ParseRV(o.obj.GetResourceVersion())
 		if seen == 0 {
 			return incomparable // not an etcd revision: read from the server
 		}
-		if seen >= e.rv {
+		if seen >= e.RV {
 			return caughtUp
 		}
 		return behind
-	case outOfScope:
-		if o.obj == nil || past(e.rv) || (e.rv != 0 && parseRV(o.obj.GetResourceVersion()) >= e.rv) {
+	case OutOfScope:
+		if o.obj == nil || past(e.RV) || (e.RV != 0 && ParseRV(o.obj.GetResourceVersion()) >= e.RV) {
 			return caughtUp
 		}
 		return behind
-	case gone:
+	case Gone:
 		switch {
 		case o.obj == nil:
 			return caughtUp
-		case e.uid != "" && o.obj.GetUID() != e.uid:
+		case e.UID != "" && o.obj.GetUID() != e.UID:
 			return caughtUp // a newer object of the same name
 		}
 		return behind
-	case deleting:
+	case Deleting:
 		switch {
 		case o.obj == nil:
 			// NotFound is the truth once the cache has seen the object as
 			// it was when deleted; before, it may never have seen it.
-			if e.rv == 0 || !o.known || o.observed >= e.rv {
+			if e.RV == 0 || !o.known || o.observed >= e.RV {
 				return caughtUp
 			}
 			return behind
-		case e.uid != "" && o.obj.GetUID() != e.uid:
+		case e.UID != "" && o.obj.GetUID() != e.UID:
 			return caughtUp
 		case o.obj.GetDeletionTimestamp() != nil:
 			return caughtUp // the cache saw the delete; finalizers keep it
@@ -269,15 +273,15 @@ func judge(e writeEntry, o observation) verdict {
 
 func isNotFound(err error) bool { return apierrors.IsNotFound(err) }
 
-// settle waits until what peek returns satisfies k's entry or the timeout
+// Settle waits until what peek returns satisfies k's entry or the timeout
 // passes, and reports whether the cache has caught up; when it has not,
 // the caller reads from the API server. progress is nil when the cache
 // does not report its progress; when it reports that it cannot say (its
-// informer is failing), settle returns at once. next, when not nil, blocks
-// until the cache's version reaches rv or its context ends; settle then
+// informer is failing), Settle returns at once. next, when not nil, blocks
+// until the cache's version reaches rv or its context ends; Settle then
 // waits on it between reads instead of polling. A read error other than
 // NotFound is returned at once.
-func (t *writeTracker) settle(ctx context.Context, k writeKey, peek func() (Object, error), progress func() (uint64, bool), next func(ctx context.Context, rv uint64) bool) (bool, error) {
+func (t *Tracker) Settle(ctx context.Context, k Key, peek func() (metav1.Object, error), progress func() (uint64, bool), next func(ctx context.Context, rv uint64) bool) (bool, error) {
 	deadline := time.Now().Add(t.timeout)
 	delay := firstPoll
 	for {

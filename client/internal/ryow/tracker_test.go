@@ -1,4 +1,4 @@
-package client
+package ryow
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -20,15 +21,15 @@ import (
 // read returning caught up, and the cache is read once per change.
 func TestSettleWaitsOnProgress(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		tr := newWriteTracker(2 * time.Second)
-		k := writeKey{gk: schema.GroupKind{Kind: "ConfigMap"}, namespace: "ns", name: "a"}
-		tr.record(k, writeEntry{state: present, rv: 12})
+		tr := New(2 * time.Second)
+		k := Key{GK: schema.GroupKind{Kind: "ConfigMap"}, Namespace: "ns", Name: "a"}
+		tr.Record(k, Entry{State: Present, RV: 12})
 
 		var version atomic.Uint64
 		version.Store(10)
 		changed := make(chan struct{})
 		var peeks atomic.Int32
-		peek := func() (Object, error) {
+		peek := func() (metav1.Object, error) {
 			peeks.Add(1)
 			cm := &corev1.ConfigMap{}
 			cm.ResourceVersion = "10"
@@ -50,7 +51,7 @@ func TestSettleWaitsOnProgress(t *testing.T) {
 		start := time.Now()
 		result := make(chan bool, 1)
 		go func() {
-			ok, err := tr.settle(t.Context(), k, peek, progress, next)
+			ok, err := tr.Settle(t.Context(), k, peek, progress, next)
 			assert.NoError(t, err)
 			result <- ok
 		}()
@@ -69,10 +70,10 @@ func TestSettleWaitsOnProgress(t *testing.T) {
 // for the tracker's timeout, then the caller reads from the server.
 func TestSettleGivesUpAfterTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		tr := newWriteTracker(2 * time.Second)
-		k := writeKey{gk: schema.GroupKind{Kind: "ConfigMap"}, namespace: "ns", name: "a"}
-		tr.record(k, writeEntry{state: present, rv: 12})
-		peek := func() (Object, error) {
+		tr := New(2 * time.Second)
+		k := Key{GK: schema.GroupKind{Kind: "ConfigMap"}, Namespace: "ns", Name: "a"}
+		tr.Record(k, Entry{State: Present, RV: 12})
+		peek := func() (metav1.Object, error) {
 			cm := &corev1.ConfigMap{}
 			cm.ResourceVersion = "10"
 			return cm, nil
@@ -80,7 +81,7 @@ func TestSettleGivesUpAfterTimeout(t *testing.T) {
 		progress := func() (uint64, bool) { return 10, true }
 		next := func(ctx context.Context, _ uint64) bool { <-ctx.Done(); return false }
 		start := time.Now()
-		ok, err := tr.settle(t.Context(), k, peek, progress, next)
+		ok, err := tr.Settle(t.Context(), k, peek, progress, next)
 		require.NoError(t, err)
 		assert.False(t, ok)
 		assert.Equal(t, 2*time.Second, time.Since(start))

@@ -1,4 +1,4 @@
-package client
+package live
 
 import (
 	"k8s.io/apimachinery/pkg/labels"
@@ -6,7 +6,7 @@ import (
 )
 
 // invalidSelector is a labels.Selector that carries the error of an option
-// that could not build a valid one. Readers check InvalidSelectorError and
+// that could not build a valid one. Readers check SelectorError and
 // return the error instead of listing.
 type invalidSelector struct{ err error }
 
@@ -21,10 +21,14 @@ func (s invalidSelector) DeepCopySelector() labels.Selector                     
 func (s invalidSelector) RequiresExactMatch(string) (string, bool)               { return "", false }
 func (s invalidSelector) HasRequirementForLabel(string, selection.Operator) bool { return false }
 
-// InvalidSelectorError returns the error of a label selector built by an
-// option from bad input (for example HasLabels with an invalid key), or nil
-// when sel is nil or valid. Every Reader calls it before listing.
-func InvalidSelectorError(sel labels.Selector) error {
+// InvalidSelector returns a selector that carries err, the error of an
+// option that could not build a valid one.
+func InvalidSelector(err error) labels.Selector { return invalidSelector{err: err} }
+
+// SelectorError returns the error of a label selector built by an option
+// from bad input (for example HasLabels with an invalid key), or nil when
+// sel is nil or valid. Every Reader calls it before listing.
+func SelectorError(sel labels.Selector) error {
 	if s, ok := sel.(invalidSelector); ok {
 		return s.err
 	}

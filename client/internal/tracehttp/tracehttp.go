@@ -1,4 +1,15 @@
-package client
+// Package tracehttp gives the client's requests spans: Wrap returns an
+// http.Client whose transport starts a span for every request sent under a
+// context that holds a trace.Tracer (trace.NewContext).
+//
+// Guarantees:
+//   - Without a Tracer in the request's context a request costs one
+//     context lookup and is sent as it is.
+//   - Watches get no span (they last as long as the watch).
+//   - A span ends when the answer's body is closed, or at once on a
+//     transport error; a status of 400 or more is the span's error.
+//   - The wrapped client shares the original's transport and connections.
+package tracehttp
 
 import (
 	"fmt"
@@ -10,11 +21,11 @@ import (
 	"github.com/kubeloop/kubeloop/trace"
 )
 
-// tracedHTTPClient returns a copy of hc whose transport gives every request
+// Wrap returns a copy of hc whose transport gives every request
 // sent under a context that holds a trace.Tracer (trace.NewContext; a
 // traced controller's reconcile does) a span of its own. The copy shares
 // hc's transport, so its connections too.
-func tracedHTTPClient(hc *http.Client) *http.Client {
+func Wrap(hc *http.Client) *http.Client {
 	out := *hc
 	rt := out.Transport
 	if rt == nil {

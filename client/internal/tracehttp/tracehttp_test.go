@@ -1,4 +1,4 @@
-package client
+package tracehttp
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package client
+package live
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // through the API server's metadata-only protocol: the server sends only
 // apiVersion, kind and metadata, whatever the kind.
 
-func (c *liveClient) metadataResource(t *target, ns string) metadata.ResourceInterface {
+func (c *Client) metadataResource(t *target, ns string) metadata.ResourceInterface {
 	r := c.metadata.Resource(t.gvr())
 	if t.namespaced && ns != "" {
 		return r.Namespace(ns)
@@ -33,7 +33,7 @@ func (t *target) fillMetadata(got *metav1.PartialObjectMetadata, obj Object) err
 	return nil
 }
 
-func (c *liveClient) metadataGet(ctx context.Context, t *target, key ObjectKey, obj Object, o *metav1.GetOptions) error {
+func (c *Client) metadataGet(ctx context.Context, t *target, key types.NamespacedName, obj Object, o *metav1.GetOptions) error {
 	got, err := c.metadataResource(t, key.Namespace).Get(ctx, key.Name, *o)
 	if err != nil {
 		return err
@@ -41,12 +41,12 @@ func (c *liveClient) metadataGet(ctx context.Context, t *target, key ObjectKey, 
 	return t.fillMetadata(got, obj)
 }
 
-func (c *liveClient) metadataList(ctx context.Context, t *target, list ObjectList, o *ListOptions) error {
+func (c *Client) metadataList(ctx context.Context, t *target, list ObjectList, ns string, lo *metav1.ListOptions) error {
 	out, ok := list.(*metav1.PartialObjectMetadataList)
 	if !ok {
 		return fmt.Errorf("%T is not a *metav1.PartialObjectMetadataList", list)
 	}
-	got, err := c.metadataResource(t, o.Namespace).List(ctx, *o.AsListOptions())
+	got, err := c.metadataResource(t, ns).List(ctx, *lo)
 	if err != nil {
 		return err
 	}
@@ -59,8 +59,8 @@ func (c *liveClient) metadataList(ctx context.Context, t *target, list ObjectLis
 	return nil
 }
 
-func (c *liveClient) metadataPatch(ctx context.Context, t *target, obj Object, pt types.PatchType, data []byte, o *PatchOptions) error {
-	got, err := c.metadataResource(t, obj.GetNamespace()).Patch(ctx, obj.GetName(), pt, data, *o.AsPatchOptions())
+func (c *Client) metadataPatch(ctx context.Context, t *target, obj Object, pt types.PatchType, data []byte, po *metav1.PatchOptions) error {
+	got, err := c.metadataResource(t, obj.GetNamespace()).Patch(ctx, obj.GetName(), pt, data, *po)
 	if err != nil {
 		return err
 	}
