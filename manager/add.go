@@ -4,12 +4,13 @@ import (
 	"fmt"
 
 	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/manager/internal/runnables"
 	"github.com/kubeloop/kubeloop/webhook"
 )
 
 // groupFor picks r's group: user-added caches start with the manager's
 // cache, runnables that need no leadership next, the rest on election.
-func (m *Manager) groupFor(r Runnable) *group {
+func (m *Manager) groupFor(r Runnable) *runnables.Group {
 	if _, ok := r.(cache.Cache); ok {
 		return m.caches
 	}
@@ -57,6 +58,6 @@ func (m *Manager) Add(r Runnable) error {
 	if c, ok := r.(cache.Cache); ok && g == m.caches {
 		m.extraCaches = append(m.extraCaches, c)
 	}
-	g.add(r)
+	g.Add(r)
 	return nil
 }

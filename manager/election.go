@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/leaderelection"
+	"github.com/kubeloop/kubeloop/manager/internal/runnables"
 )
 
 // elector is what the run loop needs of a leaderelection.Elector; the
@@ -132,7 +133,7 @@ func (l *lifecycle) endCampaign() error {
 // returns Run's error, if any.
 func (c *campaign) stop(ctx context.Context) error {
 	c.cancel()
-	if within(ctx, c.done) {
+	if runnables.Within(ctx, c.done) {
 		return c.err
 	}
 	return nil

@@ -23,6 +23,7 @@ import (
 	"github.com/kubeloop/kubeloop/manager/healthz"
 	"github.com/kubeloop/kubeloop/manager/internal/recorders"
 	"github.com/kubeloop/kubeloop/manager/internal/restmetrics"
+	"github.com/kubeloop/kubeloop/manager/internal/runnables"
 	"github.com/kubeloop/kubeloop/manager/internal/serving"
 	"github.com/kubeloop/kubeloop/sharding"
 	"github.com/kubeloop/kubeloop/webhook"
@@ -54,9 +55,9 @@ type Manager struct {
 	phase        atomic.Int32             // a phase
 	electors     func() (elector, error)  // nil without leader election; the next term's elector (election.go)
 	campaign     atomic.Pointer[campaign] // the current term's election; nil without leader election or before Start
-	caches       *group                   // the manager's cache, user-added caches, webhook servers
-	others       *group                   // runnables that need no leadership
-	leaders      *group                   // leader-only runnables
+	caches       *runnables.Group         // the manager's cache, user-added caches, webhook servers
+	others       *runnables.Group         // runnables that need no leadership
+	leaders      *runnables.Group         // leader-only runnables
 	failures     *failures                // runnables' errors (failures.go)
 	cachesSynced atomic.Bool
 	elected      chan struct{} // closed when the first term begins
@@ -99,9 +100,9 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 		controllerNames: make(map[string]struct{}),
 		failures:        newFailures(opts.Logger),
 	}
-	m.caches = newGroup("caches", m.fail)
-	m.others = newGroup("runnables", m.fail)
-	m.leaders = newGroup("leader-only runnables", m.fail)
+	m.caches = runnables.New("caches", runnableName, m.fail)
+	m.others = runnables.New("runnables", runnableName, m.fail)
+	m.leaders = runnables.New("leader-only runnables", runnableName, m.fail)
 
 	// Every request of the manager goes through one instrumented config
 	// and one HTTP client (one connection pool).

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/kubeloop/kubeloop/manager/internal/runnables"
 )
 
 // phase is where the manager's lifecycle is. Start's run loop (start.go)
@@ -106,31 +108,32 @@ func (m *Manager) enter(p phase) {
 // groupStates are, for each phase, the states each group may be in while
 // the run loop waits in that phase: caches, others, leaders. In leading,
 // the leader-only group is stopped while a re-campaign waits for it.
-var groupStates = func() map[phase][3][]groupState {
-	anyState := []groupState{groupIdle, groupRunning, groupStopped}
-	return map[phase][3][]groupState{
-		phaseIdle:     {{groupIdle}, {groupIdle}, {groupIdle}},
-		phaseSyncing:  {{groupIdle, groupRunning}, {groupIdle}, {groupIdle}},
-		phaseStandby:  {{groupRunning}, {groupRunning}, {groupIdle}},
-		phaseLeading:  {{groupRunning}, {groupRunning}, {groupRunning, groupStopped}},
+var groupStates = func() map[phase][3][]runnables.State {
+	idle, running, stopped := runnables.Idle, runnables.Running, runnables.Stopped
+	anyState := []runnables.State{idle, running, stopped}
+	return map[phase][3][]runnables.State{
+		phaseIdle:     {{idle}, {idle}, {idle}},
+		phaseSyncing:  {{idle, running}, {idle}, {idle}},
+		phaseStandby:  {{running}, {running}, {idle}},
+		phaseLeading:  {{running}, {running}, {running, stopped}},
 		phaseStopping: {anyState, anyState, anyState},
-		phaseStopped:  {{groupStopped}, {groupStopped}, {groupStopped}},
+		phaseStopped:  {{stopped}, {stopped}, {stopped}},
 	}
 }()
 
 // check returns an error for each way the groups, the campaign and
 // Elected disagree with the phase, or break their own invariants
-// (group.check). The tests call it after each transition, once the run
+// (runnables.Group.Check). The tests call it after each transition, once the run
 // loop waits; while the loop moves, a group may be a step ahead.
 func (m *Manager) check() error {
 	p := m.currentPhase()
 	var errs []error
-	var states [3]groupState
-	for i, g := range []*group{m.caches, m.others, m.leaders} {
-		s, err := g.check()
+	var states [3]runnables.State
+	for i, g := range []*runnables.Group{m.caches, m.others, m.leaders} {
+		s, err := g.Check()
 		errs = append(errs, err)
 		if !slices.Contains(groupStates[p][i], s) {
-			errs = append(errs, fmt.Errorf("phase %s: group %s is %s, want one of %v", p, g.name, s, groupStates[p][i]))
+			errs = append(errs, fmt.Errorf("phase %s: group %s is %s, want one of %v", p, g.Name(), s, groupStates[p][i]))
 		}
 		states[i] = s
 	}
@@ -140,7 +143,7 @@ func (m *Manager) check() error {
 		errs = append(errs, fmt.Errorf("phase %s: a campaign has begun", p))
 	case p == phaseStandby && (c != nil) != (m.electors != nil):
 		errs = append(errs, fmt.Errorf("phase standby: campaigning is %t, leader election is %t", c != nil, m.electors != nil))
-	case p == phaseLeading && leaders == groupRunning && m.electors != nil && c == nil:
+	case p == phaseLeading && leaders == runnables.Running && m.electors != nil && c == nil:
 		errs = append(errs, errors.New("phase leading: leader-only runnables run without a campaign"))
 	}
 	if elected := isClosed(m.elected); p <= phaseSyncing && elected || p == phaseLeading && !elected {

@@ -550,7 +550,8 @@ func (c *unsyncedCache) WaitForCacheSync(ctx context.Context) bool {
 }
 
 // TestCheckFindsInconsistencies breaks the lifecycle's state by hand and
-// asserts that check names what is wrong.
+// asserts that check names what is wrong. The groups' own invariants are
+// broken and checked in internal/runnables (TestCheckFindsBrokenGroups).
 func TestCheckFindsInconsistencies(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -564,27 +565,6 @@ func TestCheckFindsInconsistencies(t *testing.T) {
 		name:    "Elected closed before the caches synced",
 		breakIt: func(m *Manager) { close(m.elected) },
 		want:    "phase idle: Elected closed is true",
-	}, {
-		name: "a runnable live in an idle group",
-		breakIt: func(m *Manager) {
-			m.others.live[&entry{name: "ghost"}] = struct{}{}
-		},
-		want: "group runnables (idle): 1 runnables live",
-	}, {
-		name: "a running group with runnables pending",
-		breakIt: func(m *Manager) {
-			m.leaders.state = groupRunning
-			m.leaders.ctx = context.Background()
-			m.leaders.pending = []Runnable{newRecorder("x", true)}
-		},
-		want: "group leader-only runnables (running): 1 runnables pending",
-	}, {
-		name: "a stopped group whose context still runs",
-		breakIt: func(m *Manager) {
-			m.others.state = groupStopped
-			m.others.ctx, m.others.cancel = context.WithCancel(context.Background())
-		},
-		want: "group runnables (stopped): context not cancelled",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -47,7 +47,7 @@ func (l *lifecycle) lead() phase {
 		// stays fenced after a later term began.
 		ctx = client.WithFence(ctx, c.e)
 	}
-	m.leaders.start(ctx)
+	m.leaders.Start(ctx)
 	if !isClosed(m.elected) { // the first term
 		close(m.elected)
 	}
@@ -99,7 +99,7 @@ func (l *lifecycle) recampaign(lost error) (phase, error) {
 	m.logger.Info("lost the lease; stopping the leader-only runnables, keeping the caches, to campaign again", "term", l.term)
 	ctx, cancel := m.grace(l.live)
 	defer cancel()
-	still := m.leaders.stop(ctx)
+	still := m.leaders.Stop(ctx)
 	if l.live.Err() != nil {
 		return l.ended(), nil
 	}
@@ -107,7 +107,7 @@ func (l *lifecycle) recampaign(lost error) (phase, error) {
 		return phaseStopping, fmt.Errorf("%w; leader-only runnables of term %d still running after %s, not campaigning again: %v",
 			lost, l.term, m.opts.GracefulShutdownTimeout, still)
 	}
-	n := m.leaders.restart()
+	n := m.leaders.Restart()
 	if err := l.beginCampaign(); err != nil {
 		return phaseStopping, fmt.Errorf("%w; campaign again: %w", lost, err)
 	}

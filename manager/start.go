@@ -83,14 +83,14 @@ func (l *lifecycle) sync() phase {
 		return phaseStopping
 	}
 	// Caches first; nothing else starts until they have synced.
-	m.caches.prepend(m.cache)
-	m.caches.start(l.base)
+	m.caches.Prepend(m.cache)
+	m.caches.Start(l.base)
 	if !m.waitForCaches(l.live) {
 		return l.ended()
 	}
 	m.cachesSynced.Store(true)
 	m.logger.V(1).Info("caches synced")
-	m.others.start(l.base)
+	m.others.Start(l.base)
 	if m.electors != nil {
 		if err := l.beginCampaign(); err != nil { // election.go
 			m.fail(err)

@@ -3,6 +3,8 @@ package manager
 import (
 	"context"
 	"fmt"
+
+	"github.com/kubeloop/kubeloop/manager/internal/runnables"
 )
 
 // shutdown is the stopping phase: it stops everything in reverse start
@@ -12,18 +14,18 @@ func (l *lifecycle) shutdown() error {
 	m.failures.stop()
 	ctx, cancel := m.grace(context.Background())
 	defer cancel()
-	groups := []*group{m.leaders, m.others, m.caches}
+	groups := []*runnables.Group{m.leaders, m.others, m.caches}
 	if l.lost {
 		// Leadership is gone: stop acting at once, everywhere.
 		for _, g := range groups {
-			g.cancelNow()
+			g.CancelNow()
 		}
 	}
 
-	stop := func(g *group) []string {
-		still := g.stop(ctx)
+	stop := func(g *runnables.Group) []string {
+		still := g.Stop(ctx)
 		if len(still) > 0 {
-			m.logger.Error(ctx.Err(), "graceful shutdown timed out", "group", g.name, "running", still)
+			m.logger.Error(ctx.Err(), "graceful shutdown timed out", "group", g.Name(), "running", still)
 		}
 		return still
 	}
@@ -51,7 +53,7 @@ func (l *lifecycle) shutdown() error {
 	if ctx.Err() != nil {
 		// Those that returned after their group's stop gave up do not
 		// count.
-		if still := stillRunning(groups...); len(still) > 0 {
+		if still := runnables.StillRunning(groups...); len(still) > 0 {
 			timedOut = fmt.Errorf("manager: graceful shutdown timed out after %s; still running: %v", m.opts.GracefulShutdownTimeout, still)
 		}
 	}

@@ -1,4 +1,4 @@
-package manager
+package runnables
 
 import (
 	"context"
@@ -8,21 +8,29 @@ import (
 	"sync"
 )
 
-// group is a set of runnables started and stopped together: the caches,
-// the runnables that need no leadership, the leader-only ones. It owns its
-// fields and its lock; the run loop calls start, stop and restart, Add
-// calls add from any goroutine.
+// Runnable is what a Group runs: Start blocks until ctx ends (or the work
+// is done) and returns after its goroutines exit. It is the manager's
+// Runnable (an alias there too).
+type Runnable = interface {
+	Start(ctx context.Context) error
+}
+
+// Group is a set of runnables started and stopped together: the
+// manager's caches, the runnables that need no leadership, the leader-only
+// ones. It owns its fields and its lock; the manager's run loop calls
+// Start, Stop and Restart, the manager's Add calls Add from any goroutine.
 //
-// A group moves idle → running (start) → stopped (stop); restart makes a
+// A Group moves Idle → Running (Start) → Stopped (Stop); Restart makes a
 // stopped group idle again, every member pending, for the next leader
 // term. Runnables added while it is idle wait for start, while it runs
 // start at once, while it is stopped wait for restart.
-type group struct {
-	name string
-	fail func(error) // gets the error of a runnable that returned one
+type Group struct {
+	name   string
+	nameOf func(Runnable) string // names a runnable in errors and StillRunning
+	fail   func(error)           // gets the error of a runnable that returned one
 
 	mu      sync.Mutex
-	state   groupState
+	state   State
 	ctx     context.Context // the runnables' context while running
 	cancel  context.CancelFunc
 	pending []Runnable          // to start on start
@@ -31,59 +39,67 @@ type group struct {
 	drained chan struct{}       // closed when live becomes empty after stop; nil before stop
 }
 
-// groupState is where a group is; see group.
-type groupState uint8
+// State is where a Group is; see Group.
+type State uint8
 
+// The states of a Group.
 const (
-	groupIdle groupState = iota
-	groupRunning
-	groupStopped
+	Idle    State = iota // before Start, and after Restart
+	Running              // between Start and Stop
+	Stopped              // after Stop
 )
 
-// String names s in logs and in check's errors.
-func (s groupState) String() string {
+// Name returns the name g was made with.
+func (g *Group) Name() string { return g.name }
+
+// String names s in logs and in Check's errors.
+func (s State) String() string {
 	return [...]string{"idle", "running", "stopped"}[s]
 }
 
 // entry is one live runnable.
 type entry struct{ name string }
 
-func newGroup(name string, fail func(error)) *group {
-	return &group{name: name, fail: fail, live: make(map[*entry]struct{})}
+// New returns an idle Group called name (in its errors and Checks);
+// nameOf names a runnable, fail receives the error of one that returned
+// one, wrapped with its name.
+func New(name string, nameOf func(Runnable) string, fail func(error)) *Group {
+	return &Group{name: name, nameOf: nameOf, fail: fail, live: make(map[*entry]struct{})}
 }
 
-// add registers r: it starts now if g is running, else with the next
-// start.
-func (g *group) add(r Runnable) {
+// Add registers r: it starts now if g is running, else with the next
+// Start (after a Restart when g is stopped).
+func (g *Group) Add(r Runnable) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.members = append(g.members, r)
 	switch g.state {
-	case groupRunning:
+	case Running:
 		g.runLocked(r, func() {})
-	case groupIdle:
+	case Idle:
 		g.pending = append(g.pending, r)
-	case groupStopped: // restart makes it pending
+	case Stopped: // restart makes it pending
 	}
 }
 
-// prepend puts r first among the pending runnables (the manager's cache)
+// Prepend puts r first among the pending runnables (the manager's cache)
 // without making it a member.
-func (g *group) prepend(r Runnable) {
+func (g *Group) Prepend(r Runnable) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.pending = append([]Runnable{r}, g.pending...)
 }
 
-// start runs the pending runnables under a new context derived from
+// Start runs the pending runnables under a new context derived from
 // parent and returns once each one's Start has been called; runnables
-// added from now on start at once. g must be idle.
-func (g *group) start(parent context.Context) {
+// added from now on start at once. g must be idle (else Start panics: the
+// run loop called it out of order).
+func (g *Group) Start(parent context.Context) {
 	var invoked sync.WaitGroup
 	g.mu.Lock()
-	g.mustBeLocked(groupIdle, "start")
+	g.mustBeLocked(Idle, "start")
 	g.ctx, g.cancel = context.WithCancel(parent)
-	g.state = groupRunning
+	g.state = Running
 	for _, r := range g.pending {
 		invoked.Add(1)
 		g.runLocked(r, invoked.Done)
@@ -95,8 +111,8 @@ func (g *group) start(parent context.Context) {
 
 // runLocked runs r in a goroutine under g's context; invoked is called
 // just before r.Start. g.mu is held.
-func (g *group) runLocked(r Runnable, invoked func()) {
-	e := &entry{name: runnableName(r)}
+func (g *Group) runLocked(r Runnable, invoked func()) {
+	e := &entry{name: g.nameOf(r)}
 	ctx := g.ctx
 	g.live[e] = struct{}{}
 	go func() {
@@ -115,9 +131,9 @@ func (g *group) runLocked(r Runnable, invoked func()) {
 	}()
 }
 
-// cancelNow cancels the runnables' context without waiting: they should
+// CancelNow cancels the runnables' context without waiting: they should
 // return.
-func (g *group) cancelNow() {
+func (g *Group) CancelNow() {
 	g.mu.Lock()
 	cancel := g.cancel
 	g.mu.Unlock()
@@ -126,14 +142,14 @@ func (g *group) cancelNow() {
 	}
 }
 
-// stop makes g stopped (runnables added from now on wait for restart),
+// Stop makes g stopped (runnables added from now on wait for Restart),
 // cancels its runnables and waits until they returned or ctx ended. It
 // returns the names of those still running, sorted; none when all
 // returned. It is the one wait of every stop path: the shutdown's and the
 // re-campaign's.
-func (g *group) stop(ctx context.Context) (still []string) {
+func (g *Group) Stop(ctx context.Context) (still []string) {
 	g.mu.Lock()
-	g.state = groupStopped
+	g.state = Stopped
 	cancel := g.cancel
 	drained := make(chan struct{})
 	if len(g.live) == 0 {
@@ -145,18 +161,18 @@ func (g *group) stop(ctx context.Context) (still []string) {
 	if cancel != nil {
 		cancel()
 	}
-	if within(ctx, drained) {
+	if Within(ctx, drained) {
 		return nil
 	}
 	// The deadline may pass just as the last runnable returns: only
 	// runnables still running count.
-	return stillRunning(g)
+	return StillRunning(g)
 }
 
-// within waits until done is closed or ctx ends, and reports whether done
-// was closed. Every wait bounded by GracefulShutdownTimeout goes through
-// it.
-func within(ctx context.Context, done <-chan struct{}) bool {
+// Within waits until done is closed or ctx ends, and reports whether done
+// was closed (done wins when both are ready). Every wait bounded by the
+// manager's GracefulShutdownTimeout goes through it.
+func Within(ctx context.Context, done <-chan struct{}) bool {
 	select {
 	case <-done:
 		return true
@@ -170,32 +186,32 @@ func within(ctx context.Context, done <-chan struct{}) bool {
 	}
 }
 
-// restart makes a stopped g idle with every member pending, those added
-// since the last start included, so that the next start runs them all (a
+// Restart makes a stopped g idle with every member pending, those added
+// since the last Start included, so that the next Start runs them all (a
 // new leader term), and returns how many. Every runnable of the last
-// start must have returned.
-func (g *group) restart() int {
+// Start must have returned; g must be stopped (else Restart panics).
+func (g *Group) Restart() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.mustBeLocked(groupStopped, "restart")
-	g.state = groupIdle
+	g.mustBeLocked(Stopped, "restart")
+	g.state = Idle
 	g.ctx, g.cancel = nil, nil
 	g.pending = slices.Clone(g.members)
 	return len(g.pending)
 }
 
 // mustBeLocked panics unless g is in state s: the run loop called op out
-// of order, a bug in this package. g.mu is held.
-func (g *group) mustBeLocked(s groupState, op string) {
+// of order, a bug in the manager. g.mu is held.
+func (g *Group) mustBeLocked(s State, op string) {
 	if g.state != s {
 		panic(fmt.Sprintf("manager: %s of group %s, which is %s, not %s", op, g.name, g.state, s))
 	}
 }
 
-// stillRunning returns the names of the runnables of groups whose Start
+// StillRunning returns the names of the runnables of groups whose Start
 // has not returned, sorted. It is the one place that names them, for the
 // errors and logs of every stop path.
-func stillRunning(groups ...*group) []string {
+func StillRunning(groups ...*Group) []string {
 	var still []string
 	for _, g := range groups {
 		g.mu.Lock()
@@ -208,13 +224,13 @@ func stillRunning(groups ...*group) []string {
 	return still
 }
 
-// check returns g's state and an error for each broken invariant of its
+// Check returns g's state and an error for each broken invariant of its
 // fields: a running group has a context (cancelled already if the lease
-// was lost) and nothing pending; an idle one
-// has no context and nothing live (a new term starts only after the last
+// was lost) and nothing pending; an idle one has no context and nothing
+// live (a new term starts only after the last
 // one's runnables returned); a stopped one's context is cancelled; only a
 // stopped group waits to be drained.
-func (g *group) check() (groupState, error) {
+func (g *Group) Check() (State, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var errs []error
@@ -222,26 +238,26 @@ func (g *group) check() (groupState, error) {
 		errs = append(errs, fmt.Errorf("group %s (%s): "+format, append([]any{g.name, g.state}, args...)...))
 	}
 	switch g.state {
-	case groupRunning:
+	case Running:
 		if g.ctx == nil { // cancelled early when the lease was lost
 			bad("no context")
 		}
 		if len(g.pending) > 0 {
 			bad("%d runnables pending", len(g.pending))
 		}
-	case groupIdle:
+	case Idle:
 		if g.ctx != nil {
 			bad("has a context")
 		}
 		if len(g.live) > 0 {
 			bad("%d runnables live", len(g.live))
 		}
-	case groupStopped:
+	case Stopped:
 		if g.ctx != nil && g.ctx.Err() == nil {
 			bad("context not cancelled")
 		}
 	}
-	if g.drained != nil && (g.state != groupStopped || len(g.live) == 0) {
+	if g.drained != nil && (g.state != Stopped || len(g.live) == 0) {
 		bad("waits to be drained with %d live", len(g.live))
 	}
 	return g.state, errors.Join(errs...)
