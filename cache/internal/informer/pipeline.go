@@ -12,8 +12,10 @@ import (
 )
 
 // Pipeline is every part of one informer, given to New as typed fields,
-// so that the one place that builds it (the cache's newPipeline) names
-// each part and who makes it. No part is found by a type assertion.
+// so that the one place that builds it (pipelines.pipeline in the cache's
+// pipeline.go) names each part and who makes it. No part is found by a
+// type assertion; what is, per watch, is whether that watch can be read
+// in line (reflector.go's inline: wire.Events).
 //
 // A list or watch call goes from the reflector (reflector.go, or
 // client-go's Reflector with StreamingList) through the gate, which paces
@@ -33,7 +35,8 @@ import (
 //	           ObservedVersion and WaitForVersion
 //	handlers   added with AddEventHandler, called in line
 //
-// The zero value of every field but ListWatch and Example is valid.
+// An informer that runs needs ListWatch and Example; every other field
+// may be left zero.
 type Pipeline struct {
 	// Description names the kind in logs, errors and checker names.
 	Description string
