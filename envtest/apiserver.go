@@ -2,14 +2,22 @@ package envtest
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
+	"net/http"
+	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubeloop/kubeloop/envtest/internal/pki"
+	"github.com/kubeloop/kubeloop/envtest/internal/process"
 )
 
 const adminUser = "kubeloop-admin"
@@ -17,19 +25,19 @@ const adminUser = "kubeloop-admin"
 // writeAPIServerFiles writes the serving certificate, the client CA, the
 // service account key and the admin client certificate.
 func (e *Environment) writeAPIServerFiles() error {
-	servingCert, servingKey, err := e.ca.issue("kube-apiserver", nil, []string{"127.0.0.1", "localhost"})
+	servingCert, servingKey, err := e.ca.Issue("kube-apiserver", nil, []string{"127.0.0.1", "localhost"})
 	if err != nil {
 		return err
 	}
-	saKey, err := serviceAccountKey()
+	saKey, err := pki.ServiceAccountKey()
 	if err != nil {
 		return err
 	}
-	if e.adminCert, e.adminKey, err = e.ca.issue(adminUser, []string{"system:masters"}, nil); err != nil {
+	if e.adminCert, e.adminKey, err = e.ca.Issue(adminUser, []string{"system:masters"}, nil); err != nil {
 		return err
 	}
 	for name, data := range map[string][]byte{
-		"ca.crt": e.ca.certPEM, "apiserver.crt": servingCert, "apiserver.key": servingKey, "sa.key": saKey,
+		"ca.crt": e.ca.CertPEM, "apiserver.crt": servingCert, "apiserver.key": servingKey, "sa.key": saKey,
 	} {
 		if err := writeFile(filepath.Join(e.dir, name), data); err != nil {
 			return err
@@ -86,28 +94,28 @@ func (e *Environment) startAPIServer(ctx context.Context, choosePort bool) error
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		if choosePort {
-			if e.apiPort, err = freePort(); err != nil {
+			if e.apiPort, err = process.FreePort(); err != nil {
 				return err
 			}
 		}
-		e.apiserver.args = e.apiServerArgs(e.apiPort)
-		if err := e.apiserver.start(); err != nil {
+		e.apiserver.Args = e.apiServerArgs(e.apiPort)
+		if err := e.apiserver.Start(); err != nil {
 			return err
 		}
 		url := "https://127.0.0.1:" + itoa(e.apiPort)
-		wctx, cancelWait := waitCtx(ctx, e.timeouts.apiStart)
-		lastErr = e.apiserver.waitReady(wctx, httpReady(httpClient, url+"/readyz", "ok"))
+		wctx, cancelWait := process.WaitContext(ctx, e.timeouts.apiStart)
+		lastErr = e.apiserver.WaitReady(wctx, process.HTTPReady(httpClient, url+"/readyz", "ok"))
 		cancelWait()
 		if lastErr == nil {
 			e.config = &rest.Config{
 				Host:            url,
-				TLSClientConfig: rest.TLSClientConfig{CAData: e.ca.certPEM, CertData: e.adminCert, KeyData: e.adminKey},
+				TLSClientConfig: rest.TLSClientConfig{CAData: e.ca.CertPEM, CertData: e.adminCert, KeyData: e.adminKey},
 				QPS:             -1, // no client-side throttling against a test server
 			}
 			return nil
 		}
-		inUse := e.apiserver.addressInUse()
-		_ = e.apiserver.stop(5 * time.Second)
+		inUse := e.apiserver.AddressInUse()
+		_ = e.apiserver.Stop(5 * time.Second)
 		if !inUse {
 			break
 		}
@@ -120,7 +128,7 @@ func (e *Environment) startAPIServer(ctx context.Context, choosePort bool) error
 			}
 		}
 	}
-	return fmt.Errorf("%w\n(etcd's last output:\n%s)", lastErr, e.etcd.out)
+	return fmt.Errorf("%w\n(etcd's last output:\n%s)", lastErr, e.etcd.Output())
 }
 
 // waitDefaultNamespace waits until the API server's bootstrap has created
@@ -144,4 +152,30 @@ func (e *Environment) waitDefaultNamespace(ctx context.Context) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// tlsClient returns an HTTP client that trusts the Environment's CA and
+// presents the admin certificate, for kube-apiserver's readiness check.
+func (e *Environment) tlsClient() (*http.Client, error) {
+	cert, err := tls.X509KeyPair(e.adminCert, e.adminKey)
+	if err != nil {
+		return nil, fmt.Errorf("envtest: admin key pair: %w", err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(e.ca.Cert)
+	return &http.Client{
+		Timeout: 5 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{
+			RootCAs: pool, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12,
+		}},
+	}, nil
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func writeFile(path string, data []byte) error {
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return fmt.Errorf("envtest: write %s: %w", path, err)
+	}
+	return nil
 }

@@ -14,6 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubeloop/kubeloop/envtest/internal/crd"
+	"github.com/kubeloop/kubeloop/envtest/internal/pki"
+	"github.com/kubeloop/kubeloop/envtest/internal/process"
 )
 
 // Environment is one local control plane. The zero value is ready to Start;
@@ -127,9 +131,9 @@ type Environment struct {
 	installed   []string // every CRD Start installed, for CleanUpAfterUse
 	timeouts    timeouts
 	dir         string
-	ca          *authority
-	etcd        *process
-	apiserver   *process
+	ca          *pki.Authority
+	etcd        *process.Process
+	apiserver   *process.Process
 	etcdURL     string
 	apiPort     int
 	adminCert   []byte
@@ -198,11 +202,11 @@ func (e *Environment) Start() (cfg *rest.Config, err error) {
 		crdCtx, cancelCRDs = context.WithTimeout(ctx, d)
 		defer cancelCRDs()
 	}
-	e.createdCRDs, err = installCRDs(crdCtx, e.config, crds, e.CRDInstallOptions.PollInterval)
+	e.createdCRDs, err = crd.Install(crdCtx, e.config, crds, e.CRDInstallOptions.PollInterval)
 	if err != nil {
 		return nil, err
 	}
-	e.installed = crdNames(crds)
+	e.installed = crd.Names(crds)
 	if err = e.WebhookInstallOptions.install(ctx, e.config, webhooks); err != nil {
 		return nil, err
 	}
@@ -229,7 +233,7 @@ func (e *Environment) startControlPlane(ctx context.Context) (err error) {
 		return fmt.Errorf("envtest: temporary directory: %w", err)
 	}
 
-	if e.ca, err = newAuthority(); err != nil {
+	if e.ca, err = pki.NewAuthority(); err != nil {
 		return err
 	}
 	if err = e.startEtcd(ctx, bins.etcd); err != nil {
@@ -238,11 +242,11 @@ func (e *Environment) startControlPlane(ctx context.Context) (err error) {
 	if err = e.writeAPIServerFiles(); err != nil {
 		return err
 	}
-	e.apiserver = &process{name: "kube-apiserver", path: bins.apiserver}
+	e.apiserver = &process.Process{Name: "kube-apiserver", Path: bins.apiserver}
 	if s := e.ControlPlane.APIServer; s != nil {
-		e.apiserver.stdout, e.apiserver.stderr = s.Out, s.Err
+		e.apiserver.Stdout, e.apiserver.Stderr = s.Out, s.Err
 	}
-	e.apiserver.stdout, e.apiserver.stderr = e.outputs(e.apiserver.stdout, e.apiserver.stderr)
+	e.apiserver.Stdout, e.apiserver.Stderr = e.outputs(e.apiserver.Stdout, e.apiserver.Stderr)
 	if err = e.startAPIServer(ctx, true); err != nil {
 		return err
 	}
@@ -267,16 +271,16 @@ func (e *Environment) stopLocked() error {
 	if e.existing && e.config != nil {
 		remove := e.createdCRDs
 		if e.CRDInstallOptions.CleanUpAfterUse {
-			remove = mergeNames(e.createdCRDs, e.installed)
+			remove = crd.MergeNames(e.createdCRDs, e.installed)
 		}
-		errs = append(errs, uninstallCRDs(ctx, e.config, remove))
+		errs = append(errs, crd.Uninstall(ctx, e.config, remove))
 	}
 	e.createdCRDs, e.installed, e.existing, e.started = nil, nil, false, false
 	if e.apiserver != nil {
-		errs = append(errs, e.apiserver.stop(e.timeouts.apiStop))
+		errs = append(errs, e.apiserver.Stop(e.timeouts.apiStop))
 	}
 	if e.etcd != nil {
-		errs = append(errs, e.etcd.stop(e.timeouts.etcdStop))
+		errs = append(errs, e.etcd.Stop(e.timeouts.etcdStop))
 	}
 	if e.dir != "" {
 		if err := os.RemoveAll(e.dir); err != nil {
@@ -295,7 +299,7 @@ func (e *Environment) StopAPIServer() error {
 	if e.apiserver == nil {
 		return errors.New("envtest: environment not started")
 	}
-	return e.apiserver.stop(e.timeouts.apiStop)
+	return e.apiserver.Stop(e.timeouts.apiStop)
 }
 
 // StartAPIServer starts kube-apiserver again on its previous port after
@@ -306,7 +310,7 @@ func (e *Environment) StartAPIServer() error {
 	if e.apiserver == nil {
 		return errors.New("envtest: environment not started")
 	}
-	if e.apiserver.running() {
+	if e.apiserver.Running() {
 		return errors.New("envtest: kube-apiserver is already running")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), e.startTimeout())
@@ -323,7 +327,7 @@ func (e *Environment) StopEtcd() error {
 	if e.etcd == nil {
 		return errors.New("envtest: environment not started")
 	}
-	return e.etcd.stop(e.timeouts.etcdStop)
+	return e.etcd.Stop(e.timeouts.etcdStop)
 }
 
 // StartEtcd starts etcd again after StopEtcd, on the same ports and data,
@@ -335,17 +339,17 @@ func (e *Environment) StartEtcd() error {
 	if e.etcd == nil {
 		return errors.New("envtest: environment not started")
 	}
-	if e.etcd.running() {
+	if e.etcd.Running() {
 		return errors.New("envtest: etcd is already running")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), e.startTimeout())
 	defer cancel()
-	if err := e.etcd.start(); err != nil {
+	if err := e.etcd.Start(); err != nil {
 		return err
 	}
-	wctx, cancelWait := waitCtx(ctx, e.timeouts.etcdStart)
+	wctx, cancelWait := process.WaitContext(ctx, e.timeouts.etcdStart)
 	defer cancelWait()
-	return e.etcd.waitReady(wctx, httpReady(http.DefaultClient, e.etcdURL+"/health", `"health":"true"`))
+	return e.etcd.WaitReady(wctx, process.HTTPReady(http.DefaultClient, e.etcdURL+"/health", `"health":"true"`))
 }
 
 // PIDs returns the process ids of etcd and kube-apiserver (0 when not
@@ -354,16 +358,16 @@ func (e *Environment) PIDs() (etcd, apiserver int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.etcd != nil {
-		etcd = e.etcd.pid()
+		etcd = e.etcd.PID()
 	}
 	if e.apiserver != nil {
-		apiserver = e.apiserver.pid()
+		apiserver = e.apiserver.PID()
 	}
 	return etcd, apiserver
 }
 
 // ProcessGone reports whether no process with pid exists.
-func ProcessGone(pid int) bool { return processGone(pid) }
+func ProcessGone(pid int) bool { return process.Gone(pid) }
 
 // AddUser issues a client certificate for u and returns a config that
 // authenticates as u. With Authorization "RBAC", u can do only what roles
@@ -380,7 +384,7 @@ func (e *Environment) AddUser(u User) (*rest.Config, error) {
 	if u.Name == "" {
 		return nil, errors.New("envtest: AddUser: user name is empty")
 	}
-	certPEM, keyPEM, err := e.ca.issue(u.Name, u.Groups, nil)
+	certPEM, keyPEM, err := e.ca.Issue(u.Name, u.Groups, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -392,17 +396,17 @@ func (e *Environment) AddUser(u User) (*rest.Config, error) {
 func (e *Environment) startEtcd(ctx context.Context, path string) error {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		clientPort, err := freePort()
+		clientPort, err := process.FreePort()
 		if err != nil {
 			return err
 		}
-		peerPort, err := freePort()
+		peerPort, err := process.FreePort()
 		if err != nil {
 			return err
 		}
 		clientURL := "http://127.0.0.1:" + itoa(clientPort)
 		peerURL := "http://127.0.0.1:" + itoa(peerPort)
-		e.etcd = &process{name: "etcd", path: path, args: []string{
+		e.etcd = &process.Process{Name: "etcd", Path: path, Args: []string{
 			"--name=default",
 			"--data-dir=" + filepath.Join(e.dir, "etcd"),
 			"--listen-client-urls=" + clientURL,
@@ -414,22 +418,22 @@ func (e *Environment) startEtcd(ctx context.Context, path string) error {
 			"--log-level=warn",
 		}}
 		if s := e.ControlPlane.Etcd; s != nil {
-			e.etcd.args = append(s.args.apply(e.etcd.args), s.Args...)
-			e.etcd.stdout, e.etcd.stderr = s.Out, s.Err
+			e.etcd.Args = append(s.args.apply(e.etcd.Args), s.Args...)
+			e.etcd.Stdout, e.etcd.Stderr = s.Out, s.Err
 		}
-		e.etcd.stdout, e.etcd.stderr = e.outputs(e.etcd.stdout, e.etcd.stderr)
-		if err := e.etcd.start(); err != nil {
+		e.etcd.Stdout, e.etcd.Stderr = e.outputs(e.etcd.Stdout, e.etcd.Stderr)
+		if err := e.etcd.Start(); err != nil {
 			return err
 		}
-		wctx, cancelWait := waitCtx(ctx, e.timeouts.etcdStart)
-		lastErr = e.etcd.waitReady(wctx, httpReady(http.DefaultClient, clientURL+"/health", `"health":"true"`))
+		wctx, cancelWait := process.WaitContext(ctx, e.timeouts.etcdStart)
+		lastErr = e.etcd.WaitReady(wctx, process.HTTPReady(http.DefaultClient, clientURL+"/health", `"health":"true"`))
 		cancelWait()
 		if lastErr == nil {
 			e.etcdURL = clientURL
 			return nil
 		}
-		inUse := e.etcd.addressInUse()
-		_ = e.etcd.stop(5 * time.Second)
+		inUse := e.etcd.AddressInUse()
+		_ = e.etcd.Stop(5 * time.Second)
 		if !inUse {
 			return lastErr
 		}

@@ -16,6 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubeloop/kubeloop/envtest/internal/manifests"
+	"github.com/kubeloop/kubeloop/envtest/internal/pki"
+	"github.com/kubeloop/kubeloop/envtest/internal/process"
 )
 
 // WebhookInstallOptions install admission webhook configurations that
@@ -151,13 +155,13 @@ func (o *WebhookInstallOptions) prepareServing() error {
 		o.LocalServingHost = "127.0.0.1"
 	}
 	if o.LocalServingPort == 0 {
-		port, err := freePort()
+		port, err := process.FreePort()
 		if err != nil {
 			return err
 		}
 		o.LocalServingPort = port
 	}
-	ca, err := newAuthority()
+	ca, err := pki.NewAuthority()
 	if err != nil {
 		return err
 	}
@@ -165,7 +169,7 @@ func (o *WebhookInstallOptions) prepareServing() error {
 	if o.LocalServingHost != "localhost" {
 		hosts = append(hosts, "localhost")
 	}
-	certPEM, keyPEM, err := ca.issue("envtest-webhook", nil, hosts)
+	certPEM, keyPEM, err := ca.Issue("envtest-webhook", nil, hosts)
 	if err != nil {
 		return err
 	}
@@ -184,7 +188,7 @@ func (o *WebhookInstallOptions) prepareServing() error {
 	if err := writeFile(filepath.Join(o.LocalServingCertDir, "tls.key"), keyPEM); err != nil {
 		return err
 	}
-	o.LocalServingCAData = ca.certPEM
+	o.LocalServingCAData = ca.CertPEM
 	return nil
 }
 
@@ -282,12 +286,12 @@ func readWebhooks(paths []string, ignoreMissing bool) ([]*admissionv1.MutatingWe
 		if _, err := os.Stat(p); err != nil && ignoreMissing && errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		files, err := manifestFiles(p)
+		files, err := manifests.Files(p)
 		if err != nil {
 			return nil, nil, fmt.Errorf("envtest: webhook path: %w", err)
 		}
 		for _, f := range files {
-			docs, err := readDocuments(f)
+			docs, err := manifests.Documents(f)
 			if err != nil {
 				return nil, nil, err
 			}

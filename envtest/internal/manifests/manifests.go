@@ -1,4 +1,4 @@
-package envtest
+package manifests
 
 import (
 	"bytes"
@@ -12,12 +12,9 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
-// Reading manifest files and directories, for the CRDs and the webhook
-// configurations alike.
-
-// manifestFiles returns path, or the *.yaml, *.yml and *.json files of
-// the directory path.
-func manifestFiles(path string) ([]string, error) {
+// Files returns path, or the *.yaml, *.yml and *.json files of the
+// directory path, in name order.
+func Files(path string) ([]string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -41,9 +38,9 @@ func manifestFiles(path string) ([]string, error) {
 	return files, nil
 }
 
-// readDocuments decodes every YAML or JSON document of file, skipping
-// empty ones.
-func readDocuments(file string) ([]map[string]any, error) {
+// Documents decodes every YAML or JSON document of file, skipping empty
+// ones.
+func Documents(file string) ([]map[string]any, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("envtest: read %s: %w", file, err)

@@ -1,4 +1,4 @@
-package envtest
+package pki
 
 import (
 	"crypto/ecdsa"
@@ -14,15 +14,19 @@ import (
 	"time"
 )
 
-// authority is the CA of one Environment: it signs the API server's serving
-// certificate and every client certificate.
-type authority struct {
-	cert    *x509.Certificate
-	key     *ecdsa.PrivateKey
-	certPEM []byte
+// Authority is the CA of one Environment: it signs the API server's
+// serving certificate and every client certificate.
+type Authority struct {
+	// Cert is the CA certificate.
+	Cert *x509.Certificate
+	// CertPEM is Cert in PEM, for CA bundles and kubeconfigs.
+	CertPEM []byte
+
+	key *ecdsa.PrivateKey
 }
 
-func newAuthority() (*authority, error) {
+// NewAuthority makes a CA with a new key.
+func NewAuthority() (*Authority, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("envtest: generate CA key: %w", err)
@@ -44,12 +48,12 @@ func newAuthority() (*authority, error) {
 	if err != nil {
 		return nil, fmt.Errorf("envtest: parse CA certificate: %w", err)
 	}
-	return &authority{cert: cert, key: key, certPEM: pemBlock("CERTIFICATE", der)}, nil
+	return &Authority{Cert: cert, CertPEM: pemBlock("CERTIFICATE", der), key: key}, nil
 }
 
-// issue signs a certificate for a server (hosts set) or a client (user,
+// Issue signs a certificate for a server (hosts set) or a client (user,
 // groups set) and returns it and its key in PEM.
-func (a *authority) issue(commonName string, groups []string, hosts []string) (certPEM, keyPEM []byte, err error) {
+func (a *Authority) Issue(commonName string, groups []string, hosts []string) (certPEM, keyPEM []byte, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, fmt.Errorf("envtest: generate key for %s: %w", commonName, err)
@@ -76,7 +80,7 @@ func (a *authority) issue(commonName string, groups []string, hosts []string) (c
 			}
 		}
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.cert, &key.PublicKey, a.key)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.Cert, &key.PublicKey, a.key)
 	if err != nil {
 		return nil, nil, fmt.Errorf("envtest: sign certificate for %s: %w", commonName, err)
 	}
@@ -87,9 +91,9 @@ func (a *authority) issue(commonName string, groups []string, hosts []string) (c
 	return pemBlock("CERTIFICATE", der), pemBlock("EC PRIVATE KEY", keyDER), nil
 }
 
-// serviceAccountKey returns an RSA key in PEM for signing and verifying
+// ServiceAccountKey returns an RSA key in PEM for signing and verifying
 // service account tokens.
-func serviceAccountKey() ([]byte, error) {
+func ServiceAccountKey() ([]byte, error) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return nil, fmt.Errorf("envtest: generate service account key: %w", err)
