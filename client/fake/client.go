@@ -3,7 +3,6 @@ package fake
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
@@ -31,7 +30,7 @@ type Client struct {
 	rv      uint64
 	objects map[schema.GroupKind]map[client.ObjectKey]map[string]any
 	owners  fieldowner.Table[objectID] // who applied or wrote which field
-	hub     fanout.Hub                 // watchers and recent changes (watch.go)
+	hub     fanout.Hub                 // watchers and recent changes (store.go notifies)
 }
 
 type indexKey struct {
@@ -141,50 +140,4 @@ func (c *Client) Get(_ context.Context, key client.ObjectKey, obj client.Object,
 		return opError("get", gvk, key.Namespace, key.Name, notFound(c.kinds.GroupResource(gvk), key.Name))
 	}
 	return opError("get", gvk, key.Namespace, key.Name, objmap.Into(m, obj, gvk))
-}
-
-// List fills list with the stored objects that match opts, sorted by
-// namespace and name.
-func (c *Client) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	o := (&client.ListOptions{}).ApplyOptions(opts)
-	gvk, err := c.listKind("list", list, o)
-	if err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	keys, err := c.match(gvk, o)
-	if err != nil {
-		return opError("list", gvk, o.Namespace, "", err)
-	}
-	next := ""
-	if o.Continue != "" {
-		i := sort.Search(len(keys), func(i int) bool { return keyString(keys[i]) > o.Continue })
-		keys = keys[i:]
-	}
-	if o.Limit > 0 && int64(len(keys)) > o.Limit {
-		keys = keys[:o.Limit]
-		next = keyString(keys[len(keys)-1])
-	}
-	items := make([]runtime.Object, 0, len(keys))
-	for _, k := range keys {
-		item, err := objmap.Item(c.scheme, list, gvk)
-		if err != nil {
-			return opError("list", gvk, o.Namespace, "", err)
-		}
-		if err := objmap.Into(c.objects[gvk.GroupKind()][k], item, gvk); err != nil {
-			return opError("list", gvk, o.Namespace, "", err)
-		}
-		items = append(items, item)
-	}
-	listGVK := list.GetObjectKind().GroupVersionKind()
-	if err := meta.SetList(list, items); err != nil {
-		return opError("list", gvk, o.Namespace, "", err)
-	}
-	list.SetResourceVersion(fmt.Sprint(c.rv))
-	list.SetContinue(next)
-	if apiutil.IsUnstructured(list) || apiutil.IsPartialMetadata(list) {
-		list.GetObjectKind().SetGroupVersionKind(listGVK)
-	}
-	return nil
 }

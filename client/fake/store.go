@@ -19,7 +19,7 @@ import (
 // group and kind, then by namespace and name. A stored map is never
 // modified: a write stores a new one. Reads convert a deep copy into the
 // caller's type, so no caller ever shares memory with the store. Every
-// write goes through put or remove, which tell the watchers (watch.go).
+// write goes through put or remove, which tell the watchers (c.hub).
 
 // put stores m under key and tells the watchers. Caller holds mu.
 func (c *Client) put(gk schema.GroupKind, key client.ObjectKey, m map[string]any) {
