@@ -36,6 +36,7 @@ const (
 
 var actionNames = [...]string{"none", "assign", "reassign", "drain", "child", "readPeer", "readOwner"}
 
+// String names the action.
 func (a action) String() string { return actionNames[a] }
 
 // tri is a fact decide may need: not read yet, true or false.

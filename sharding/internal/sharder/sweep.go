@@ -21,7 +21,15 @@ import (
 // sweepWorkers is the number of patches a sweep sends at once: a shard
 // that is gone takes a share of every object with it, and one request at
 // a time would make its objects wait for the sum of their latencies.
-const sweepWorkers = 8
+// While they arrive, a survivor's queue interleaves the repeat reconciles
+// its own Updates cause with the moved objects still to come, so a slow
+// relabelling delays the recovery twice. bench/sharding/cmd/recovery
+// (kill, 2,000 objects, one worker per replica, 3 runs each, alternated,
+// a 2-core VM at load 10 to 20): with 8 at once, relabelling the ~650
+// objects of the killed shard took 1.1-2.5 s and 46-66 repeats ran before
+// a survivor's last moved object (recovered 8.2-9.3 s); with 32, 0.64-0.68 s
+// and 18-36 repeats (7.2-8.7 s).
+const sweepWorkers = 32
 
 // Result counts what one sweep saw and did (the public SweepResult).
 type Result struct {
