@@ -19,8 +19,13 @@
 // replicas at once (a killed replica's last reconcile lasts until the
 // kill). The phases of each recovery (Lease expiry judged by the
 // survivors, the sharder elected, the sweeps, the labels patched, the
-// survivors' caches, the first and last reconcile) are printed per run,
-// and the targets with met / not met at the end:
+// survivors' caches, the first and last reconcile) are printed per run;
+// a kill run also says where its time went (breakdown.go: kill -> Lease
+// expiry observed -> relabelled -> in the survivors' caches -> all
+// reconciled, and per survivor the moved objects, the median of their
+// first reconciles from the witness, the serial floor, and the worker's
+// span split into first reconciles, repeats, others and idle); the
+// targets with met / not met, and a line per kill run, come at the end:
 //
 //	go run ./sharding/cmd/recovery -runs 3            # from bench/
 //	go run ./sharding/cmd/recovery -scenarios scaleout -runs 5
