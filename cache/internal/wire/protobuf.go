@@ -4,6 +4,10 @@
 // metadata.managedFields in the bytes when the cache strips them. Anything
 // it does not recognise goes to the stock decoders, so the objects are
 // exactly those the stock path returns, minus managedFields where stripped.
+// A watch is read by Events, whose reader pulls each event on its own
+// goroutine; a protobuf stream's frames it reads itself, each decoded
+// where it lies in the connection's read buffer (protoframes.go), with the
+// same events and errors as client-go's watch decoder (FuzzWatchStream).
 package wire
 
 import (
