@@ -58,7 +58,7 @@ type Manager struct {
 	caches       *runnables.Group         // the manager's cache, user-added caches, webhook servers
 	others       *runnables.Group         // runnables that need no leadership
 	leaders      *runnables.Group         // leader-only runnables
-	failures     *failures                // runnables' errors (failures.go)
+	failures     *runnables.Failures      // runnables' errors
 	cachesSynced atomic.Bool
 	elected      chan struct{} // closed when the first term begins
 
@@ -98,7 +98,7 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 		registry:        newRegistry(),
 		elected:         make(chan struct{}),
 		controllerNames: make(map[string]struct{}),
-		failures:        newFailures(opts.Logger),
+		failures:        runnables.NewFailures(opts.Logger),
 	}
 	m.caches = runnables.New("caches", runnableName, m.fail)
 	m.others = runnables.New("runnables", runnableName, m.fail)

@@ -73,7 +73,7 @@ type lifecycle struct {
 
 // ended logs why the run ended and returns stopping.
 func (l *lifecycle) ended() phase {
-	if l.m.failures.ctx.Err() == nil {
+	if l.m.failures.Context().Err() == nil {
 		l.m.logger.Info("stopping: context done")
 	}
 	return phaseStopping

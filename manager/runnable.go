@@ -48,3 +48,7 @@ func needsLeadership(r Runnable) bool {
 	le, ok := r.(LeaderElectionRunnable)
 	return !ok || le.NeedLeaderElection()
 }
+
+// fail records the error of a runnable, a server or the run loop for
+// Start's result; the first one stops the manager.
+func (m *Manager) fail(err error) { m.failures.Add(err) }

@@ -41,7 +41,7 @@ func (m *Manager) Start(ctx context.Context) error {
 	defer utilnet.CloseIdleConnectionsFor(m.httpClient.Transport)
 	live, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer context.AfterFunc(m.failures.ctx, cancel)() // a runnable's failure ends live too
+	defer context.AfterFunc(m.failures.Context(), cancel)() // a runnable's failure ends live too
 	l := &lifecycle{
 		m:    m,
 		live: live,

@@ -11,7 +11,7 @@ import (
 // order within GracefulShutdownTimeout, then returns Start's result.
 func (l *lifecycle) shutdown() error {
 	m := l.m
-	m.failures.stop()
+	m.failures.Stopping()
 	ctx, cancel := m.grace(context.Background())
 	defer cancel()
 	groups := []*runnables.Group{m.leaders, m.others, m.caches}
@@ -57,5 +57,5 @@ func (l *lifecycle) shutdown() error {
 			timedOut = fmt.Errorf("manager: graceful shutdown timed out after %s; still running: %v", m.opts.GracefulShutdownTimeout, still)
 		}
 	}
-	return m.failures.result(timedOut)
+	return m.failures.Result(timedOut)
 }

@@ -1,7 +1,8 @@
 // Package runnables is the manager's engine for running runnables in
 // groups: the caches, the runnables that need no leadership and the
 // leader-only ones each form a Group that the manager's run loop starts,
-// stops and, for a new leader term, restarts.
+// stops and, for a new leader term, restarts. Failures collects what they
+// return, for Start's result.
 //
 // Guarantees:
 //   - Start returns once the Start of every pending runnable has been
@@ -18,4 +19,7 @@
 //     func, wrapped as "manager: <name>: <error>".
 //   - Check names every broken invariant of the Group's fields; Start and
 //     Restart out of order panic (a bug of the caller, not of a runnable).
+//   - Failures' first error before Stopping ends its Context and is the
+//     first of Result's; later errors are joined after it; after Stopping,
+//     context cancellation is not an error.
 package runnables
