@@ -232,6 +232,8 @@ type cachedSubResource struct {
 	inner SubResourceClient
 }
 
+var _ SubResourceClient = (*cachedSubResource)(nil)
+
 func (s *cachedSubResource) Get(ctx context.Context, obj Object, sub Object, opts ...SubResourceGetOption) error {
 	return s.inner.Get(ctx, obj, sub, opts...)
 }

@@ -43,8 +43,9 @@ type CacheOptions struct {
 	// its cache.
 	Progress CacheProgress
 	// Shared, when set, is asked by GetShared for the cached object
-	// itself; nil means GetShared copies (a Get). The manager sets it to
-	// its cache.
+	// itself, and looked at without a copy while a read waits for this
+	// client's own write; nil means GetShared copies (a Get). The manager
+	// sets it to its cache.
 	Shared SharedReader
 	// DisableFor lists kinds always read from the API server; nil means
 	// none.
@@ -72,8 +73,9 @@ type CacheOptions struct {
 // (a Delete held by finalizers leaves the object terminating; one that
 // removed it answers NotFound). A Get that would break this waits up to
 // ReadYourOwnWritesTimeout for the cache, then reads from the API server;
-// it does not wait for a cache that is past the write, whose informer is
-// failing, or that will never hold the object (outside its scope). List is
+// with opts.Cache.Progress set it does not wait for a cache that is past
+// the write, whose informer is failing, or that will never hold the object
+// (outside its scope). List is
 // not covered: it may return older objects. The package documentation
 // has the details.
 func New(cfg *rest.Config, opts Options) (Client, error) {

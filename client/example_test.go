@@ -42,9 +42,16 @@ func ExampleNew_cache() {
 		fmt.Println(err)
 		return
 	}
-	var cache client.Reader // the manager's cache
+	// The manager's cache (a *cache.InformerCache) reads, reports its
+	// progress and shares its objects: the client is told each.
+	var cache interface {
+		client.SharedReader
+		client.CacheProgress
+	}
 	c, err := client.New(cfg, client.Options{Cache: &client.CacheOptions{
 		Reader:                   cache,
+		Progress:                 cache,
+		Shared:                   cache,
 		DisableFor:               []client.Object{&corev1.Secret{}}, // never cache Secrets
 		ReadYourOwnWritesTimeout: 5 * time.Second,
 	}})

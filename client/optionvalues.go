@@ -151,28 +151,54 @@ func (dryRunAll) ApplyToSubResourceApply(o *SubResourceApplyOptions)   { o.DryRu
 // FieldOwner names the writer in managedFields.
 type FieldOwner string
 
-func (f FieldOwner) ApplyToCreate(o *CreateOptions)                       { o.FieldManager = string(f) }
-func (f FieldOwner) ApplyToUpdate(o *UpdateOptions)                       { o.FieldManager = string(f) }
-func (f FieldOwner) ApplyToPatch(o *PatchOptions)                         { o.FieldManager = string(f) }
-func (f FieldOwner) ApplyToApply(o *ApplyOptions)                         { o.FieldManager = string(f) }
+// ApplyToCreate sets the field manager of a Create.
+func (f FieldOwner) ApplyToCreate(o *CreateOptions) { o.FieldManager = string(f) }
+
+// ApplyToUpdate sets the field manager of an Update.
+func (f FieldOwner) ApplyToUpdate(o *UpdateOptions) { o.FieldManager = string(f) }
+
+// ApplyToPatch sets the field manager of a Patch.
+func (f FieldOwner) ApplyToPatch(o *PatchOptions) { o.FieldManager = string(f) }
+
+// ApplyToApply sets the field manager of an Apply.
+func (f FieldOwner) ApplyToApply(o *ApplyOptions) { o.FieldManager = string(f) }
+
+// ApplyToSubResourceCreate sets the field manager of a subresource Create.
 func (f FieldOwner) ApplyToSubResourceCreate(o *SubResourceCreateOptions) { o.FieldManager = string(f) }
+
+// ApplyToSubResourceUpdate sets the field manager of a subresource Update.
 func (f FieldOwner) ApplyToSubResourceUpdate(o *SubResourceUpdateOptions) { o.FieldManager = string(f) }
-func (f FieldOwner) ApplyToSubResourcePatch(o *SubResourcePatchOptions)   { o.FieldManager = string(f) }
-func (f FieldOwner) ApplyToSubResourceApply(o *SubResourceApplyOptions)   { o.FieldManager = string(f) }
+
+// ApplyToSubResourcePatch sets the field manager of a subresource Patch.
+func (f FieldOwner) ApplyToSubResourcePatch(o *SubResourcePatchOptions) { o.FieldManager = string(f) }
+
+// ApplyToSubResourceApply sets the field manager of a subresource Apply.
+func (f FieldOwner) ApplyToSubResourceApply(o *SubResourceApplyOptions) { o.FieldManager = string(f) }
 
 // FieldValidation sets how the server treats unknown or duplicate fields:
 // "Ignore", "Warn" or "Strict".
 type FieldValidation string
 
+// ApplyToCreate sets the field validation of a Create.
 func (f FieldValidation) ApplyToCreate(o *CreateOptions) { o.FieldValidation = string(f) }
+
+// ApplyToUpdate sets the field validation of an Update.
 func (f FieldValidation) ApplyToUpdate(o *UpdateOptions) { o.FieldValidation = string(f) }
-func (f FieldValidation) ApplyToPatch(o *PatchOptions)   { o.FieldValidation = string(f) }
+
+// ApplyToPatch sets the field validation of a Patch.
+func (f FieldValidation) ApplyToPatch(o *PatchOptions) { o.FieldValidation = string(f) }
+
+// ApplyToSubResourceCreate sets the field validation of a subresource Create.
 func (f FieldValidation) ApplyToSubResourceCreate(o *SubResourceCreateOptions) {
 	o.FieldValidation = string(f)
 }
+
+// ApplyToSubResourceUpdate sets the field validation of a subresource Update.
 func (f FieldValidation) ApplyToSubResourceUpdate(o *SubResourceUpdateOptions) {
 	o.FieldValidation = string(f)
 }
+
+// ApplyToSubResourcePatch sets the field validation of a subresource Patch.
 func (f FieldValidation) ApplyToSubResourcePatch(o *SubResourcePatchOptions) {
 	o.FieldValidation = string(f)
 }
@@ -191,7 +217,10 @@ func (forceOwnership) ApplyToSubResourceApply(o *SubResourceApplyOptions) { o.Fo
 // GracePeriodSeconds overrides the grace period of a delete.
 type GracePeriodSeconds int64
 
+// ApplyToDelete sets the grace period of a Delete.
 func (g GracePeriodSeconds) ApplyToDelete(o *DeleteOptions) { s := int64(g); o.GracePeriodSeconds = &s }
+
+// ApplyToDeleteAllOf sets the grace period of a DeleteAllOf.
 func (g GracePeriodSeconds) ApplyToDeleteAllOf(o *DeleteAllOfOptions) {
 	g.ApplyToDelete(&o.DeleteOptions)
 }
@@ -199,10 +228,13 @@ func (g GracePeriodSeconds) ApplyToDeleteAllOf(o *DeleteAllOfOptions) {
 // PropagationPolicy chooses how dependents of a deleted object are deleted.
 type PropagationPolicy metav1.DeletionPropagation
 
+// ApplyToDelete sets the propagation policy of a Delete.
 func (p PropagationPolicy) ApplyToDelete(o *DeleteOptions) {
 	v := metav1.DeletionPropagation(p)
 	o.PropagationPolicy = &v
 }
+
+// ApplyToDeleteAllOf sets the propagation policy of a DeleteAllOf.
 func (p PropagationPolicy) ApplyToDeleteAllOf(o *DeleteAllOfOptions) {
 	p.ApplyToDelete(&o.DeleteOptions)
 }
@@ -210,10 +242,13 @@ func (p PropagationPolicy) ApplyToDeleteAllOf(o *DeleteAllOfOptions) {
 // Preconditions must hold for a delete to run.
 type Preconditions metav1.Preconditions
 
+// ApplyToDelete sets the preconditions of a Delete.
 func (p Preconditions) ApplyToDelete(o *DeleteOptions) {
 	v := metav1.Preconditions(p)
 	o.Preconditions = &v
 }
+
+// ApplyToDeleteAllOf sets the preconditions of a DeleteAllOf.
 func (p Preconditions) ApplyToDeleteAllOf(o *DeleteAllOfOptions) { p.ApplyToDelete(&o.DeleteOptions) }
 
 // WithSubResourceBody sends body instead of the object in a subresource
@@ -223,9 +258,12 @@ func WithSubResourceBody(body Object) SubResourceBody { return SubResourceBody{B
 // SubResourceBody is the option WithSubResourceBody returns.
 type SubResourceBody struct{ Body Object }
 
+// ApplyToSubResourceUpdate sets the body of a subresource Update.
 func (s SubResourceBody) ApplyToSubResourceUpdate(o *SubResourceUpdateOptions) {
 	o.SubResourceBody = s.Body
 }
+
+// ApplyToSubResourcePatch sets the body of a subresource Patch.
 func (s SubResourceBody) ApplyToSubResourcePatch(o *SubResourcePatchOptions) {
 	o.SubResourceBody = s.Body
 }

@@ -81,6 +81,8 @@ type optionsSubResource struct {
 	first, last any
 }
 
+var _ SubResourceClient = (*optionsSubResource)(nil)
+
 func (s *optionsSubResource) Create(ctx context.Context, obj, sub Object, opts ...SubResourceCreateOption) error {
 	return s.SubResourceClient.Create(ctx, obj, sub, withOptions(s.first, opts, s.last)...)
 }
