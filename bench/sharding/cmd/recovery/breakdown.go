@@ -26,11 +26,14 @@ import (
 // reconciles of moved objects, repeats of moved objects (the echo of the
 // reconcile's own Update), reconciles of other objects, and idle (no
 // reconcile running: waiting for objects to arrive, or a wait in the
-// gate).
+// gate). With several workers the busy times and idle are worker seconds
+// (they add up to the span times the workers) and the floor is divided
+// by the workers.
 
 // survivorWork is one survivor's share of a kill run's recovery.
 type survivorWork struct {
 	shard                  string
+	workers                int // reconcile workers of the replica
 	moved                  int
 	median                 time.Duration // of the moved objects' first reconciles
 	medianAll              time.Duration // of every reconcile after the kill
@@ -41,21 +44,26 @@ type survivorWork struct {
 }
 
 // floor is the serial floor: moved objects times the median of their
-// first reconciles (the ones that write; a repeat finds nothing to do).
-func (w survivorWork) floor() time.Duration { return time.Duration(w.moved) * w.median }
+// first reconciles (the ones that write; a repeat finds nothing to do),
+// over the workers.
+func (w survivorWork) floor() time.Duration {
+	return time.Duration(w.moved) * w.median / time.Duration(max(w.workers, 1))
+}
 
 // span is the time from its first reconcile of a moved object to the end
 // of its last first one.
 func (w survivorWork) span() time.Duration { return w.lastFirstE.Sub(w.firstS) }
 
+// idle is the workers' time in the span without a reconcile (worker
+// seconds: the span times the workers, less every reconcile's duration).
 func (w survivorWork) idle() time.Duration {
-	return w.span() - w.busyFirst - w.busyRepeat - w.busyOther
+	return w.span()*time.Duration(max(w.workers, 1)) - w.busyFirst - w.busyRepeat - w.busyOther
 }
 
 // work reads s's witness and returns its share of the recovery of owned
 // (the victim's objects, by key) after the kill at k.
 func (cl *cluster) work(s string, owned map[string]bool, k time.Time) (survivorWork, error) {
-	w := survivorWork{shard: s}
+	w := survivorWork{shard: s, workers: cl.cfg.workers}
 	lines, err := readAllWitness(cl.reps[s].witness)
 	if err != nil {
 		return w, err
