@@ -34,6 +34,15 @@ func newCached(lc Client, opts CacheOptions) (*cachedClient, error) {
 	if opts.Reader == nil {
 		return nil, errors.New("client: CacheOptions.Reader is nil")
 	}
+	// The one place the client looks at what its Reader can do beyond
+	// Reader: CacheOptions{Reader: c} alone, as controller-runtime users
+	// write it, gets c's progress and sharing.
+	if p, ok := opts.Reader.(CacheProgress); ok && opts.Progress == nil {
+		opts.Progress = p
+	}
+	if s, ok := opts.Reader.(SharedReader); ok && opts.Shared == nil {
+		opts.Shared = s
+	}
 	c := &cachedClient{live: lc, cache: opts.Reader, progress: opts.Progress, shared: opts.Shared,
 		writes: ryow.New(opts.ReadYourOwnWritesTimeout),
 		route: &ryow.Router{GVKFor: lc.GroupVersionKindFor, Mapper: lc.RESTMapper,

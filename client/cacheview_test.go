@@ -28,32 +28,31 @@ func (scopedOutCache) Holds(client.Object) bool { return false }
 
 var _ client.CacheProgress = scopedOutCache{}
 
-// TestCacheProgressIsExplicit: the cached client asks a cache for its
-// progress only through CacheOptions.Progress, never by asserting the
-// Reader. Given the same cache as Progress, a Get of an object written
-// outside the cache's scope answers the cache's NotFound at once; given it
-// as a Reader alone, the Get compares resourceVersions only: it waits for
-// the timeout, then reads the object from the API server.
+// TestCacheProgressIsExplicit: the cached client knows a cache's progress
+// through CacheOptions.Progress, which defaults to the Reader when the
+// Reader implements CacheProgress (CacheOptions{Reader: mgr.GetCache()},
+// as controller-runtime users write it). With progress, a Get of an object
+// written outside the cache's scope answers the cache's NotFound at once;
+// with a Reader that says nothing of its progress, the Get compares
+// resourceVersions only: it waits for the timeout, then reads the object
+// from the API server.
 func TestCacheProgressIsExplicit(t *testing.T) {
 	tests := []struct {
 		name     string
-		progress bool
+		opts     client.CacheOptions
 		wantWait time.Duration
 		wantRead bool // the object, from the API server
 	}{
-		{name: "progress given", progress: true, wantWait: 0, wantRead: false},
-		{name: "reader alone", progress: false, wantWait: 2 * time.Second, wantRead: true},
+		{name: "progress given", opts: client.CacheOptions{Reader: absentCache{}, Progress: scopedOutCache{}}},
+		{name: "reader with progress", opts: client.CacheOptions{Reader: scopedOutCache{}}},
+		{name: "reader alone", opts: client.CacheOptions{Reader: absentCache{}}, wantWait: 2 * time.Second, wantRead: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ctx := t.Context()
 				server := fake.NewClientBuilder().Build()
-				opts := client.CacheOptions{Reader: scopedOutCache{}}
-				if tt.progress {
-					opts.Progress = scopedOutCache{}
-				}
-				c, err := client.NewCachedForTest(server, opts)
+				c, err := client.NewCachedForTest(server, tt.opts)
 				require.NoError(t, err)
 				require.NoError(t, c.Create(ctx, newConfigMap("ns", "cm", map[string]string{"v": "1"})))
 

@@ -38,13 +38,16 @@ type CacheOptions struct {
 	// changes: a read of this client's own write then waits for the
 	// cache's next change instead of polling, does not wait for a cache
 	// past the write or whose informer is failing, and does not wait for
-	// a write outside the cache's scope. Nil means none of this: reads of
-	// own writes compare resourceVersions alone. The manager sets it to
-	// its cache.
+	// a write outside the cache's scope. Nil means Reader, when Reader
+	// implements CacheProgress (a manager's cache does, so
+	// CacheOptions{Reader: mgr.GetCache()} behaves as the manager's own
+	// client), and otherwise none of this: reads of own writes compare
+	// resourceVersions alone. The manager sets it to its cache.
 	Progress CacheProgress
 	// Shared, when set, is asked by GetShared for the cached object
 	// itself, and looked at without a copy while a read waits for this
-	// client's own write; nil means GetShared copies (a Get). The manager
+	// client's own write. Nil means Reader, when Reader implements
+	// SharedReader, and otherwise GetShared copies (a Get). The manager
 	// sets it to its cache.
 	Shared SharedReader
 	// DisableFor lists kinds always read from the API server; nil means
