@@ -292,7 +292,7 @@ func (f *feed) apply(obj any, from origin) error {
 	if err != nil {
 		return err
 	}
-	old, exists := f.store.Get(k.Namespace, k.Name)
+	old, exists := f.store.Stored(k.Namespace, k.Name)
 	if obj, err = f.transformed(k, obj, old); err != nil {
 		return err
 	}
