@@ -29,11 +29,12 @@ filecycles:
 
 lint: fmt-check vet filecycles
 
-## test: gofmt check, go vet, then every test under -race against a real control plane (the library, the otel adapter module and the log/zap/zapraw module)
+## test: gofmt check, go vet, then every test under -race against a real control plane (the library, the otel adapter module and the log/zap/zapraw module), and the credentials test once more without -race at klog verbosity 10
 test: tools lint
 	$(GO) test $(GOFLAGS_TEST) ./...
 	cd otel && $(GO) test $(GOFLAGS_TEST) ./...
 	cd log/zap/zapraw && $(GO) test $(GOFLAGS_TEST) ./...
+	$(GO) test -count=1 -run 'TestCredentialsNeverLogged$$' ./internal/reliability/
 
 ## demo: the example App operator against a local control plane it starts itself
 demo: tools

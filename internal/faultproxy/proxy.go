@@ -118,9 +118,9 @@ func New(upstream *rest.Config) (*Proxy, error) {
 	if u.Scheme == "" {
 		u.Scheme = "https"
 	}
-	rt, err := rest.TransportFor(upstream)
+	rt, err := upstreamTransport(upstream)
 	if err != nil {
-		return nil, fmt.Errorf("faultproxy: upstream transport: %w", err)
+		return nil, err
 	}
 	caPEM, cert, err := selfSigned()
 	if err != nil {
@@ -162,6 +162,45 @@ func New(upstream *rest.Config) (*Proxy, error) {
 		_ = p.srv.ServeTLS(p.ln, "", "")
 	}()
 	return p, nil
+}
+
+// upstreamTransport is a plain HTTP/2 transport with upstream's TLS
+// credentials (and bearer token, if any). It is not rest.TransportFor's:
+// client-go wraps that in its debugging round tripper whenever klog's
+// verbosity is 6 or more, and at 9 and up that round tripper's HTTP trace
+// callbacks race with its own reads once a request has returned
+// (client-go v0.37.2 transport/round_trippers.go:593 against :627), which
+// a test that turns klog up (TestCredentialsNeverLogged) then reports as
+// the proxy's race.
+func upstreamTransport(upstream *rest.Config) (http.RoundTripper, error) {
+	tlsCfg, err := rest.TLSConfigFor(upstream)
+	if err != nil {
+		return nil, fmt.Errorf("faultproxy: upstream TLS: %w", err)
+	}
+	t := &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		TLSClientConfig:     tlsCfg,
+		ForceAttemptHTTP2:   true,
+		MaxIdleConnsPerHost: 100,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: 10 * time.Second,
+	}
+	if upstream.BearerToken == "" {
+		return t, nil
+	}
+	return bearer{token: upstream.BearerToken, next: t}, nil
+}
+
+// bearer adds a bearer token to each request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }
 
 // Config returns a config that reaches the upstream API server through the
