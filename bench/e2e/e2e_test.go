@@ -30,6 +30,7 @@ const childEnv = "KUBELOOP_E2E_CHILD"
 // result is what a child reports on its last stdout line.
 type result struct {
 	ColdSeconds, ColdCPUSeconds float64
+	ColdUsage                   stacks.Usage // ColdCPUSeconds split, with page faults
 	PeakRSSMiB, HeapMiB         float64
 	HeapBaseMiB                 float64 // before the stack started (the recorder included)
 	WatchLists, Lists           int64
@@ -111,6 +112,8 @@ func BenchmarkColdStart(b *testing.B) {
 			b.ReportMetric(avg(func(r result) float64 { return r.ColdSeconds * 1e6 / n }), "us/object")
 			b.ReportMetric(avg(func(r result) float64 { return r.ColdCPUSeconds * 1e6 / n }), "cpu-us/object")
 			b.ReportMetric(avg(func(r result) float64 { return (r.HeapMiB - r.HeapBaseMiB) * (1 << 20) / n }), "B/object")
+			b.ReportMetric(avg(func(r result) float64 { return r.ColdUsage.SysSeconds * 1e6 / n }), "sys-us/object")
+			b.ReportMetric(avg(func(r result) float64 { return float64(r.ColdUsage.MinorFaults) / n }), "minflt/object")
 		})
 	}
 }
@@ -197,6 +200,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 	cold := rec.phaseAll()
 	stopColdProfile := startProfile("cold." + name)
 	stopColdTrace := startTrace("cold." + name)
+	usage0 := stacks.ReadUsage()
 	cpu0, t0 := stacks.CPUSeconds(), time.Now()
 	go func() {
 		errc <- st(ctx, srv.Config(), workers, func(cm *corev1.ConfigMap) { rec.observe(cm.Name, cm.ResourceVersion) })
@@ -209,6 +213,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		return r, fmt.Errorf("cold start: %d objects left after 10 minutes", rec.remaining.Load())
 	}
 	r.ColdSeconds, r.ColdCPUSeconds = time.Since(t0).Seconds(), stacks.CPUSeconds()-cpu0
+	r.ColdUsage = usage0.Since()
 	stopColdTrace()
 	stopColdProfile()
 	r.PeakRSSMiB = stacks.PeakRSSMiB()
