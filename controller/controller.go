@@ -243,10 +243,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	c.metrics.MaxConcurrentReconciles.Set(float64(c.workers))
 	var wg sync.WaitGroup
 	for range c.workers {
-		wg.Go(func() {
-			for c.processNextWorkItem(ctx) {
-			}
-		})
+		wg.Go(func() { c.work(ctx) })
 	}
 	c.log.Info("Started workers", "workers", c.workers)
 	<-ctx.Done()

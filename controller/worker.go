@@ -19,16 +19,46 @@ import (
 // Options.ReconcileTimeout.
 var errReconcileTimeout = errors.New("controller: ReconcileTimeout exceeded")
 
+// work is one worker: it reconciles Requests until the queue shuts down
+// or ctx ends. It is processNextWorkItem in a loop, except that it hands
+// each Request back as it takes the next (Queue.DoneAndGet: the queue's
+// lock taken once per Request, not twice). A panic out of a reconcile
+// (Options.RecoverPanic false) still marks the Request done.
+func (c *Controller) work(ctx context.Context) {
+	req, shutdown := c.queue.Get()
+	held := !shutdown
+	defer func() {
+		if held {
+			c.queue.Done(req)
+		}
+	}()
+	for held {
+		if !c.handle(ctx, req) {
+			return
+		}
+		req, shutdown = c.queue.DoneAndGet(req)
+		held = !shutdown
+	}
+}
+
 // processNextWorkItem takes one Request from the queue and reconciles it.
 // It returns false when the worker should exit: the queue shut down or ctx
-// ended. It is the synchronous core of the controller; the workers are a
-// loop around it.
+// ended. It is the synchronous core of the controller (work, the
+// workers' loop, is the same with the Done of one Request and the Get of
+// the next in one call).
 func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	req, shutdown := c.queue.Get()
 	if shutdown {
 		return false
 	}
 	defer c.queue.Done(req)
+	return c.handle(ctx, req)
+}
+
+// handle reconciles req, taken from the queue, unless the worker should
+// stop (ctx ended: it returns false) or req is to be dropped. The caller
+// marks req done.
+func (c *Controller) handle(ctx context.Context, req reconcile.Request) bool {
 	links := c.takeLinks(req) // the events that led to req, when traced (trace.go)
 	if ctx.Err() != nil {
 		return false // stopping: start no new reconcile

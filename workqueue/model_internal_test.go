@@ -604,6 +604,33 @@ func runModel(t *testing.T, seed uint64, steps int) {
 				break
 			}
 			k := fl[r.IntN(len(fl))]
+			if !m.parked && m.handed == nil && r.IntN(3) == 0 {
+				// DoneAndGet, when the Get half would not block.
+				m.done(k)
+				cands, aged := m.next()
+				switch {
+				case m.shutdown:
+					got, shutdown := q.DoneAndGet(k)
+					logf("DoneAndGet %s: %q %v", k, got, shutdown)
+					if !shutdown {
+						fail("DoneAndGet after ShutDown handed out %q", got)
+					}
+				case cands != nil:
+					got, shutdown := q.DoneAndGet(k)
+					logf("DoneAndGet %s: %q (the model: one of %q)", k, got, cands)
+					if shutdown || !slices.Contains(cands, got) {
+						fail("DoneAndGet handed out %q (shutdown %v), the model one of %q", got, shutdown, cands)
+					}
+					if err := m.served(got, aged); err != nil {
+						fail("%v", err)
+					}
+					m.take(got)
+				default:
+					logf("Done %s (nothing ready for a DoneAndGet)", k)
+					q.Done(k)
+				}
+				break
+			}
 			logf("Done %s", k)
 			q.Done(k)
 			m.done(k)

@@ -285,6 +285,11 @@ func (q *Queue[K]) metricsNow() int64 {
 func (q *Queue[K]) Get() (key K, shutdown bool) {
 	now := q.metricsNow()
 	q.mu.Lock()
+	return q.getLocked(now)
+}
+
+// getLocked is Get with the lock held; it releases the lock.
+func (q *Queue[K]) getLocked(now int64) (key K, shutdown bool) {
 	switch {
 	case q.shutdown:
 		q.mu.Unlock()
@@ -312,10 +317,43 @@ func (q *Queue[K]) Get() (key K, shutdown bool) {
 func (q *Queue[K]) Done(key K) {
 	now := q.metricsNow()
 	q.mu.Lock()
+	final := q.doneLocked(key, now)
+	q.mu.Unlock()
+	if final != nil {
+		final()
+	}
+}
+
+// DoneAndGet is Done(done) and then Get, under one acquisition of the
+// queue's lock where Done and Get take it once each: a worker's loop
+// (the controller's) hands back the key it finished as it asks for the
+// next. With several workers that lock's cache line moves between cores
+// for every acquisition; on a cold start of 1M ConfigMaps drained by two
+// workers, Done and Get were a sixth of the workers' time
+// (BENCHMARKS-perf.md, round 8). A Get that must wait waits after done is
+// marked finished, so ShutDownWithDrain never waits on a worker that is
+// itself waiting.
+func (q *Queue[K]) DoneAndGet(done K) (key K, shutdown bool) {
+	now := q.metricsNow()
+	q.mu.Lock()
+	final := q.doneLocked(done, now)
+	if q.shutdown { // Get would return at once
+		q.mu.Unlock()
+		if final != nil {
+			final()
+		}
+		return key, true
+	}
+	return q.getLocked(now)
+}
+
+// doneLocked is Done with the lock held. It returns the final statistics
+// to publish once the lock is released (the last Done after a shutdown),
+// else nil.
+func (q *Queue[K]) doneLocked(key K, now int64) (final func()) {
 	id := q.inFlight(key)
 	if id == none {
-		q.mu.Unlock()
-		return
+		return nil
 	}
 	e := q.at(id)
 	e.flags &^= fProcessing
@@ -334,7 +372,6 @@ func (q *Queue[K]) Done(key K) {
 	if q.at(id).flags == 0 {
 		q.retire(id)
 	}
-	var final func()
 	if q.shutdown {
 		final = q.finalStats()
 		if q.inflight == 0 && q.drained != nil {
@@ -342,10 +379,7 @@ func (q *Queue[K]) Done(key K) {
 			q.drained = nil
 		}
 	}
-	q.mu.Unlock()
-	if final != nil {
-		final()
-	}
+	return final
 }
 
 // Forget clears key's rate-limiter failures; it does not remove key from
