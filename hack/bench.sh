@@ -162,6 +162,7 @@ fi
 	done
 	echo "- time per part (all rounds): $(IFS=';'; echo "${parts[*]}" | sed 's/;/; /g')"
 	echo "- GOMAXPROCS=2 for every benchmark process and for the fake API server"
+	echo "- transparent huge pages: $(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown) (with madvise, Go's heap is in 4 KiB pages, and the 1M cold start's CPU per object depends on the cost of address translation; see BENCHMARKS-perf.md, issue 33 item 2)"
 	echo "- shared machine: $shared"
 } >"$out/machine.txt"
 

@@ -30,6 +30,33 @@ func Example() {
 	// from-initial-list
 }
 
+// A worker's loop that hands each key back as it takes the next: one
+// acquisition of the queue's lock per key. It ends when the queue shuts
+// down; the key it holds then is already done.
+func ExampleQueue_DoneAndGet() {
+	q := workqueue.New(workqueue.Options[string]{})
+	for _, k := range []string{"a", "b", "c"} {
+		q.Add(k)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		key, shutdown := q.Get()
+		for !shutdown {
+			fmt.Println("reconcile", key)
+			if q.Len() == 0 {
+				q.ShutDown() // the example's end; a controller's comes from its context
+			}
+			key, shutdown = q.DoneAndGet(key)
+		}
+	}()
+	<-done
+	// Output:
+	// reconcile a
+	// reconcile b
+	// reconcile c
+}
+
 func ExampleQueue_AddRateLimited() {
 	q := workqueue.New(workqueue.Options[string]{
 		RateLimiter: workqueue.NewItemExponentialFailureRateLimiter[string](time.Millisecond, time.Second),
