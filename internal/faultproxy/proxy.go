@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/transport"
 )
 
 // Record is one request seen by the proxy.
@@ -165,7 +166,8 @@ func New(upstream *rest.Config) (*Proxy, error) {
 }
 
 // upstreamTransport is a plain HTTP/2 transport with upstream's TLS
-// credentials (and bearer token, if any). It is not rest.TransportFor's:
+// credentials (and bearer token, if any: client-go's bearer round tripper,
+// which logs nothing). It is not rest.TransportFor's:
 // client-go wraps that in its debugging round tripper whenever klog's
 // verbosity is 6 or more, and at 9 and up that round tripper's HTTP trace
 // callbacks race with its own reads once a request has returned
@@ -188,19 +190,7 @@ func upstreamTransport(upstream *rest.Config) (http.RoundTripper, error) {
 	if upstream.BearerToken == "" {
 		return t, nil
 	}
-	return bearer{token: upstream.BearerToken, next: t}, nil
-}
-
-// bearer adds a bearer token to each request.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
+	return transport.NewBearerAuthRoundTripper(upstream.BearerToken, t), nil
 }
 
 // Config returns a config that reaches the upstream API server through the

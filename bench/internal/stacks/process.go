@@ -7,9 +7,8 @@ import (
 
 // CPUSeconds returns the user plus system CPU time this process has used.
 func CPUSeconds() float64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	u := ReadUsage()
+	return u.UserSeconds + u.SysSeconds
 }
 
 // Usage is this process's user and system CPU time and minor page faults
