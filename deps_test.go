@@ -15,7 +15,7 @@ var layers = []struct {
 	layer    int
 	prefixes []string
 }{
-	{0, []string{"workqueue", "reconcile", "scheme", "log", "config", "metrics", "certwatcher", "trace", "internal/kinds", "internal/faultproxy", "internal/logfilter", "internal/lease"}},
+	{0, []string{"workqueue", "reconcile", "scheme", "log", "config", "metrics", "certwatcher", "trace", "internal/kinds", "internal/faultproxy", "internal/logfilter", "internal/lease", "internal/probe"}},
 	{1, []string{"client"}},
 	{2, []string{"controller/controllerutil", "internal/metrics"}},
 	{3, []string{"cache"}},

@@ -30,6 +30,7 @@ import (
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/client/apiutil"
 	"github.com/kubeloop/kubeloop/internal/kinds"
+	"github.com/kubeloop/kubeloop/internal/probe"
 )
 
 // InformerCache is the Cache that New returns: one set of informers per
@@ -407,6 +408,7 @@ func (c *InformerCache) Get(ctx context.Context, key client.ObjectKey, obj clien
 	if err != nil {
 		return err
 	}
+	probe.Mark(probe.Found)
 	deep := !getNoCopy(e.noCopyIn(key.Namespace), opts)
 	if e.key.shape == shapeTyped {
 		err = fillTyped(obj, item, deep)

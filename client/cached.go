@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/client/internal/live"
 	"github.com/kubeloop/kubeloop/client/internal/ryow"
+	"github.com/kubeloop/kubeloop/internal/probe"
 )
 
 // cachedClient reads from a cache, writes through live, and remembers its
@@ -89,6 +90,7 @@ func (c *cachedClient) Get(ctx context.Context, key ObjectKey, obj Object, opts 
 			return c.live.Get(ctx, key, obj, opts...)
 		}
 	}
+	probe.Mark(probe.CacheGet)
 	return c.cache.Get(ctx, key, obj, opts...)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/kubeloop/kubeloop/internal/probe"
 	"github.com/kubeloop/kubeloop/reconcile"
 	"github.com/kubeloop/kubeloop/trace"
 	"github.com/kubeloop/kubeloop/workqueue"
@@ -37,6 +38,7 @@ func (c *Controller) work(ctx context.Context) {
 			return
 		}
 		req, shutdown = c.queue.DoneAndGet(req)
+		probe.Mark(probe.Taken)
 		held = !shutdown
 	}
 }
@@ -80,6 +82,7 @@ func (c *Controller) handle(ctx context.Context, req reconcile.Request) bool {
 // reconcileHandler reconciles req and acts on the outcome. links are the
 // events that led to req when the controller is traced (trace.go).
 func (c *Controller) reconcileHandler(ctx context.Context, req reconcile.Request, links *eventLinks) {
+	probe.Mark(probe.Context)
 	rctx, log := newReconcileContextWith(ctx, c.log, c.kind, req, c.logCtor)
 	var span trace.Span
 	if c.tracer != nil {

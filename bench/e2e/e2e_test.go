@@ -23,6 +23,7 @@ import (
 	"github.com/kubeloop/kubeloop/bench/fakeapiserver"
 	"github.com/kubeloop/kubeloop/bench/internal/profiling"
 	"github.com/kubeloop/kubeloop/bench/internal/stacks"
+	"github.com/kubeloop/kubeloop/internal/probe"
 )
 
 const childEnv = "KUBELOOP_E2E_CHILD"
@@ -274,10 +275,12 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		fire := make([]float64, 0, latency)
 		stopTrace := startTrace("latency." + name)
 		stopProfile := startProfile("latency." + name)
+		var marks [][probe.NumPoints]int64 // with the kubeloop_probe build tag: each event's way (probe.go)
 		for k := range latency {
 			time.Sleep(2 * time.Millisecond)
 			done := rec.phase(map[int]int64{k: p.BaseRV + int64(k) + 1})
 			t := rec.now()
+			probe.Take()
 			if _, err := srv.Fire(1); err != nil {
 				return r, err
 			}
@@ -285,6 +288,9 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 			case <-done:
 			case <-time.After(time.Minute):
 				return r, fmt.Errorf("latency: event %d not reconciled after a minute", k)
+			}
+			if probe.Enabled {
+				marks = append(marks, probe.Take())
 			}
 			// From the server's sending of the event (read just before
 			// the write that sends it, on the clock both processes share)
@@ -308,6 +314,9 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		}
 		stopTrace()
 		stopProfile()
+		if probe.Enabled {
+			printProbe(os.Stderr, name, marks)
+		}
 		slices.Sort(lat)
 		slices.Sort(fire)
 		r.P50Micros, r.P99Micros = lat[len(lat)/2], lat[len(lat)*99/100]

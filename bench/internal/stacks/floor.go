@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubeloop/kubeloop/internal/probe"
 )
 
 // References are programs that run like a Stack but are not compared as
@@ -72,6 +74,7 @@ func Floor(ctx context.Context, cfg *rest.Config, _ int, observe Observe) error 
 		if _, _, err := dec.Decode(ev.Object.Raw, nil, cm); err != nil {
 			return fmt.Errorf("floor: decode %s event: %w", ev.Type, err)
 		}
+		probe.Mark(probe.Yield)
 		send(cm)
 		return nil
 	})
@@ -107,6 +110,7 @@ func worker(ctx context.Context, observe Observe) (send Observe, stop func()) {
 	go func() {
 		defer close(done)
 		for cm := range ch {
+			probe.Mark(probe.Observed)
 			observe(cm)
 		}
 	}()
@@ -227,6 +231,7 @@ func watchFrames(ctx context.Context, cfg *rest.Config, name string, fn func(fra
 		if _, err := io.ReadFull(r, buf); err != nil {
 			return endOfWatch(ctx, name, err)
 		}
+		probe.Mark(probe.Read)
 		if err := fn(buf); err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/controller/builder"
+	"github.com/kubeloop/kubeloop/internal/probe"
 	"github.com/kubeloop/kubeloop/manager"
 	kubeotel "github.com/kubeloop/kubeloop/otel"
 	"github.com/kubeloop/kubeloop/reconcile"
@@ -51,10 +52,12 @@ func tracedKubeloop(ctx context.Context, cfg *rest.Config, workers int, observe 
 		For(&corev1.ConfigMap{}).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+			probe.Mark(probe.Reconcile)
 			var cm corev1.ConfigMap
 			if err := c.Get(ctx, req.NamespacedName, &cm); err != nil {
 				return reconcile.Result{}, err
 			}
+			probe.Mark(probe.Observed)
 			observe(&cm)
 			return reconcile.Result{}, nil
 		}))

@@ -12,6 +12,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubeloop/kubeloop/cache/internal/store"
+	"github.com/kubeloop/kubeloop/internal/probe"
 )
 
 // feed is what the reflector writes into (the informer's own, or
@@ -293,12 +294,15 @@ func (f *feed) apply(obj any, from origin) error {
 		return err
 	}
 	old, exists := f.store.Stored(k.Namespace, k.Name)
+	probe.Mark(probe.Looked)
 	if obj, err = f.transformed(k, obj, old); err != nil {
 		return err
 	}
+	probe.Mark(probe.Transformed)
 	if err := f.store.Put(k, obj); err != nil {
 		return err
 	}
+	probe.Mark(probe.Stored)
 	if exists {
 		for _, r := range f.handlers {
 			if from == fromCatchUp && r.catchUp != nil {
@@ -307,6 +311,7 @@ func (f *feed) apply(obj any, from origin) error {
 			}
 			r.handler.OnUpdate(old, obj)
 		}
+		probe.Mark(probe.Handled)
 		return nil
 	}
 	for _, r := range f.handlers {

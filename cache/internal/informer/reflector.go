@@ -22,6 +22,8 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/pager"
 	"k8s.io/klog/v2"
+
+	"github.com/kubeloop/kubeloop/internal/probe"
 )
 
 // reflector lists and watches one kind into a feed: client-go's
@@ -354,6 +356,7 @@ func (r *reflector) handle(ctx context.Context, start time.Time, w watch.Interfa
 			// In the end-to-end latency phase's execution trace the worker
 			// waited 2.9 µs instead of 8.5 (p50) from runnable to running
 			// (BENCHMARKS-perf.md).
+			probe.Mark(probe.Yield)
 			goruntime.Gosched()
 		}
 	}

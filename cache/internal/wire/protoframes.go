@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubeloop/kubeloop/internal/probe"
 )
 
 // A protobuf watch stream is a run of frames, each a 4-byte big-endian
@@ -45,6 +47,7 @@ func (p *protoFrames) next() (watch.Event, error) {
 	if err != nil {
 		return watch.Event{}, err
 	}
+	probe.Mark(probe.Read)
 	p.got = metav1.WatchEvent{}
 	res, _, err := p.frameDec.Decode(frame, nil, &p.got)
 	if err != nil {
@@ -64,6 +67,7 @@ func (p *protoFrames) next() (watch.Event, error) {
 	if err != nil {
 		return watch.Event{}, fmt.Errorf("unable to decode watch event: %v", err)
 	}
+	probe.Mark(probe.Decoded)
 	return watch.Event{Type: watch.EventType(typ), Object: obj}, nil
 }
 

@@ -1,0 +1,88 @@
+package e2e_bench
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"testing"
+
+	"github.com/kubeloop/kubeloop/internal/probe"
+)
+
+// printProbe writes, for a stack built with the kubeloop_probe build tag,
+// the p50 and p90 of each step of the latency phase's events between two
+// consecutive points both reached (internal/probe), and of the whole way
+// from the read to the observation. Each step includes one mark's reading
+// of the clock. An event whose read was not marked (a stack without the
+// probe's points) counts in no step.
+func printProbe(w io.Writer, stack string, marks [][probe.NumPoints]int64) {
+	for _, s := range probeSteps(marks) {
+		fmt.Fprintf(w, "probe %s %-24s n=%-5d p50 %6.2f µs  p90 %6.2f µs\n", stack, s.name, s.n, s.p50, s.p90)
+	}
+}
+
+type probeStep struct {
+	name     string
+	n        int
+	p50, p90 float64 // µs
+}
+
+// probeSteps returns the steps in the order of the points, then the
+// total from read to observed.
+func probeSteps(marks [][probe.NumPoints]int64) []probeStep {
+	steps := map[[2]probe.Point][]float64{}
+	var total []float64
+	for _, m := range marks {
+		if m[probe.Read] == 0 || m[probe.Observed] == 0 || m[probe.Observed] < m[probe.Read] {
+			continue
+		}
+		total = append(total, float64(m[probe.Observed]-m[probe.Read])/1e3)
+		from := probe.Read
+		for p := probe.Read + 1; p < probe.NumPoints; p++ {
+			if m[p] == 0 {
+				continue
+			}
+			k := [2]probe.Point{from, p}
+			steps[k] = append(steps[k], float64(m[p]-m[from])/1e3)
+			from = p
+		}
+	}
+	keys := make([][2]probe.Point, 0, len(steps))
+	for k := range steps {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b [2]probe.Point) int {
+		if a[1] != b[1] {
+			return int(a[1]) - int(b[1])
+		}
+		return int(a[0]) - int(b[0])
+	})
+	var out []probeStep
+	add := func(name string, v []float64) {
+		slices.Sort(v)
+		out = append(out, probeStep{name, len(v), v[len(v)/2], v[len(v)*9/10]})
+	}
+	for _, k := range keys {
+		add(k[0].String()+"->"+k[1].String(), steps[k])
+	}
+	if len(total) > 0 {
+		add("read->observed", total)
+	}
+	return out
+}
+
+func TestProbeSteps(t *testing.T) {
+	var a, b, skipped [probe.NumPoints]int64
+	a[probe.Read], a[probe.Decoded], a[probe.Observed] = 1000, 3000, 6000
+	b[probe.Read], b[probe.Decoded], b[probe.Observed] = 1000, 5000, 10000
+	skipped[probe.Decoded] = 7 // no read marked: counts nowhere
+	got := probeSteps([][probe.NumPoints]int64{a, b, skipped})
+	want := []probeStep{
+		{"read->decoded", 2, 4, 4},
+		{"decoded->observed", 2, 5, 5},
+		{"read->observed", 2, 9, 9},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("probeSteps = %v, want %v", got, want)
+	}
+}
