@@ -276,6 +276,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		stopTrace := startTrace("latency." + name)
 		stopProfile := startProfile("latency." + name)
 		var marks [][probe.NumPoints]int64 // with the kubeloop_probe build tag: each event's way (probe.go)
+		var sentRead []float64             // and from the server's send to the read, µs
 		for k := range latency {
 			time.Sleep(2 * time.Millisecond)
 			done := rec.phase(map[int]int64{k: p.BaseRV + int64(k) + 1})
@@ -304,6 +305,14 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 				return r, fmt.Errorf("latency: event %d: reconciled at %d, sent at %d", k, rec.completedAtMono(), st.LastWatchFlush)
 			}
 			lat = append(lat, float64(d)/1e3)
+			if probe.Enabled {
+				// The probe's clock and the server's are both CLOCK_MONOTONIC,
+				// apart by a fixed offset.
+				off := fakeapiserver.MonotonicNow() - probe.Now()
+				if m := marks[len(marks)-1]; m[probe.Read] != 0 {
+					sentRead = append(sentRead, float64(m[probe.Read]+off-st.LastWatchFlush)/1e3)
+				}
+			}
 			if trace.IsEnabled() { // both ends of the event on the monotonic clock, to place it in the trace
 				trace.Log(ctx, "latency", fmt.Sprintf("sent=%d done=%d now=%d", st.LastWatchFlush, rec.completedAtMono(), fakeapiserver.MonotonicNow()))
 			}
@@ -315,7 +324,7 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		stopTrace()
 		stopProfile()
 		if probe.Enabled {
-			printProbe(os.Stderr, name, marks)
+			printProbe(os.Stderr, name, sentRead, marks)
 		}
 		slices.Sort(lat)
 		slices.Sort(fire)

@@ -15,8 +15,13 @@ import (
 // from the read to the observation. Each step includes one mark's reading
 // of the clock. An event whose read was not marked (a stack without the
 // probe's points) counts in no step.
-func printProbe(w io.Writer, stack string, marks [][probe.NumPoints]int64) {
-	for _, s := range probeSteps(marks) {
+func printProbe(w io.Writer, stack string, sentRead []float64, marks [][probe.NumPoints]int64) {
+	steps := probeSteps(marks)
+	if len(sentRead) > 0 {
+		slices.Sort(sentRead)
+		steps = append([]probeStep{{"sent->read", len(sentRead), sentRead[len(sentRead)/2], sentRead[len(sentRead)*9/10]}}, steps...)
+	}
+	for _, s := range steps {
 		fmt.Fprintf(w, "probe %s %-24s n=%-5d p50 %6.2f µs  p90 %6.2f µs\n", stack, s.name, s.n, s.p50, s.p90)
 	}
 }

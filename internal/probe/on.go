@@ -20,6 +20,10 @@ var (
 // the clock (about 50 ns on a vDSO clock) and one store.
 func Mark(p Point) { marks[p].Store(int64(time.Since(epoch)) | 1) }
 
+// Now returns the time on the probe's monotonic clock, to relate the
+// marks to another reading of CLOCK_MONOTONIC (Go's monotonic clock).
+func Now() int64 { return int64(time.Since(epoch)) }
+
 // Take returns the time of each point's last Mark, in nanoseconds on the
 // probe's monotonic clock (0: not reached since the last Take), and
 // clears them.

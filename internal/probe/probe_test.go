@@ -37,3 +37,21 @@ func TestNames(t *testing.T) {
 		t.Errorf("NumPoints.String() = %q", NumPoints.String())
 	}
 }
+
+func TestNow(t *testing.T) {
+	a := Now()
+	Mark(Read)
+	m := Take()
+	b := Now()
+	if !Enabled {
+		if a != 0 || b != 0 {
+			t.Errorf("Now = %d, %d without the probe built in, want 0", a, b)
+		}
+		return
+	}
+	// Now and Mark read the same clock: the mark lies between the two
+	// readings (Mark sets the lowest bit, so allow one nanosecond).
+	if m[Read] < a || m[Read] > b|1 {
+		t.Errorf("read marked at %d, outside Now's %d..%d", m[Read], a, b)
+	}
+}
