@@ -14,12 +14,12 @@ import (
 // consecutive points both reached (internal/probe), and of the whole way
 // from the read to the observation. Each step includes one mark's reading
 // of the clock. An event whose read was not marked (a stack without the
-// probe's points) counts in no step.
+// probe's points) counts in no step. sentRead, the times from the server's
+// send to the read, comes first when there are any.
 func printProbe(w io.Writer, stack string, sentRead []float64, marks [][probe.NumPoints]int64) {
 	steps := probeSteps(marks)
 	if len(sentRead) > 0 {
-		slices.Sort(sentRead)
-		steps = append([]probeStep{{"sent->read", len(sentRead), sentRead[len(sentRead)/2], sentRead[len(sentRead)*9/10]}}, steps...)
+		steps = append([]probeStep{stepOf("sent->read", sentRead)}, steps...)
 	}
 	for _, s := range steps {
 		fmt.Fprintf(w, "probe %s %-24s n=%-5d p50 %6.2f µs  p90 %6.2f µs\n", stack, s.name, s.n, s.p50, s.p90)
@@ -63,17 +63,20 @@ func probeSteps(marks [][probe.NumPoints]int64) []probeStep {
 		return int(a[0]) - int(b[0])
 	})
 	var out []probeStep
-	add := func(name string, v []float64) {
-		slices.Sort(v)
-		out = append(out, probeStep{name, len(v), v[len(v)/2], v[len(v)*9/10]})
-	}
 	for _, k := range keys {
-		add(k[0].String()+"->"+k[1].String(), steps[k])
+		out = append(out, stepOf(k[0].String()+"->"+k[1].String(), steps[k]))
 	}
 	if len(total) > 0 {
-		add("read->observed", total)
+		out = append(out, stepOf("read->observed", total))
 	}
 	return out
+}
+
+// stepOf returns the step's count, p50 and p90 of v (µs, not empty),
+// which it sorts.
+func stepOf(name string, v []float64) probeStep {
+	slices.Sort(v)
+	return probeStep{name, len(v), v[len(v)/2], v[len(v)*9/10]}
 }
 
 func TestProbeSteps(t *testing.T) {

@@ -18,7 +18,7 @@ var (
 
 // Mark records that an event reached p now. A mark costs one reading of
 // the clock (about 50 ns on a vDSO clock) and one store.
-func Mark(p Point) { marks[p].Store(int64(time.Since(epoch)) | 1) }
+func Mark(p Point) { marks[p].Store(Now() | 1) }
 
 // Now returns the time on the probe's monotonic clock, to relate the
 // marks to another reading of CLOCK_MONOTONIC (Go's monotonic clock).
