@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeloop/kubeloop/client"
 	"github.com/kubeloop/kubeloop/internal/faultproxy"
@@ -199,14 +200,13 @@ func TestRingRejoinsAfterAllReplicasAreCut(t *testing.T) {
 	held := time.Since(restored)
 	// A fresh change to every object: each is reconciled by its shard.
 	changed := time.Now()
+	// A merge patch, not Get and Update: the sharder may still be
+	// relabelling objects moved while the ring was out, and this change
+	// must not conflict with it.
 	for i := range n {
-		var pt corev1.PodTemplate
-		require.NoError(t, admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: fmt.Sprintf("pt-%02d", i)}, &pt))
-		if pt.Annotations == nil {
-			pt.Annotations = map[string]string{}
-		}
-		pt.Annotations["after"] = "cut"
-		require.NoError(t, admin.Update(ctx, &pt))
+		pt := &corev1.PodTemplate{}
+		pt.Namespace, pt.Name = ns, fmt.Sprintf("pt-%02d", i)
+		require.NoError(t, admin.Patch(ctx, pt, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"after":"cut"}}}`))))
 	}
 	if !assert.Eventually(t, converged(changed), 60*time.Second, 50*time.Millisecond, "the ring converges again") {
 		t.Fatalf("not converged: %s", why)
