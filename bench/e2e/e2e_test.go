@@ -41,8 +41,13 @@ type result struct {
 	SteadyAllocsPerEvent        float64 // heap allocations of the whole process
 	SteadyBytesPerEvent         float64
 	P50Micros, P99Micros        float64 // from the server's sending of the event
-	FireP50Micros               float64 // from the trigger request, which the server answers
-	PingMicros                  float64
+	// Of the latency phase: GC cycles that ended during it, the events
+	// during which one ended, and p99 over the other events (for where a
+	// tail comes from; not a target).
+	LatencyGCs, LatencyInGC int
+	P99NoGCMicros           float64
+	FireP50Micros           float64 // from the trigger request, which the server answers
+	PingMicros              float64
 }
 
 // BenchmarkE2E runs each stack once per iteration in a fresh child
@@ -80,6 +85,9 @@ func BenchmarkE2E(b *testing.B) {
 			b.ReportMetric(avg(func(r result) float64 { return r.P50Micros }), "p50-us")
 			b.ReportMetric(avg(func(r result) float64 { return r.P99Micros }), "p99-us")
 			b.ReportMetric(avg(func(r result) float64 { return r.FireP50Micros }), "fire-p50-us")
+			b.ReportMetric(avg(func(r result) float64 { return float64(r.LatencyGCs) }), "latency-gcs")
+			b.ReportMetric(avg(func(r result) float64 { return float64(r.LatencyInGC) }), "latency-in-gc")
+			b.ReportMetric(avg(func(r result) float64 { return r.P99NoGCMicros }), "p99-nogc-us")
 			b.ReportMetric(avg(func(r result) float64 { return r.PingMicros }), "ping-us")
 			b.ReportMetric(avg(func(r result) float64 { return float64(r.WatchLists) }), "watchlists")
 		})
@@ -277,10 +285,13 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		stopProfile := startProfile("latency." + name)
 		var marks [][probe.NumPoints]int64 // with the kubeloop_probe build tag: each event's way (probe.go)
 		var sentRead []float64             // and from the server's send to the read, µs
+		var noGC []float64                 // lat of the events during which no GC cycle ended
+		gcs0 := gcCycles()
 		for k := range latency {
 			time.Sleep(2 * time.Millisecond)
 			done := rec.phase(map[int]int64{k: p.BaseRV + int64(k) + 1})
 			t := rec.now()
+			gcBefore := gcCycles()
 			probe.Take()
 			if _, err := srv.Fire(1); err != nil {
 				return r, err
@@ -305,13 +316,20 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 				return r, fmt.Errorf("latency: event %d: reconciled at %d, sent at %d", k, rec.completedAtMono(), st.LastWatchFlush)
 			}
 			lat = append(lat, float64(d)/1e3)
+			if gcCycles() == gcBefore {
+				noGC = append(noGC, float64(d)/1e3)
+			} else {
+				r.LatencyInGC++
+			}
 			if probe.Enabled {
 				// The probe's clock and the server's are both CLOCK_MONOTONIC,
 				// apart by a fixed offset.
 				off := fakeapiserver.MonotonicNow() - probe.Now()
+				sr := -1.0 // none: the read was not marked
 				if m := marks[len(marks)-1]; m[probe.Read] != 0 {
-					sentRead = append(sentRead, float64(m[probe.Read]+off-st.LastWatchFlush)/1e3)
+					sr = float64(m[probe.Read]+off-st.LastWatchFlush) / 1e3
 				}
+				sentRead = append(sentRead, sr)
 			}
 			if trace.IsEnabled() { // both ends of the event on the monotonic clock, to place it in the trace
 				trace.Log(ctx, "latency", fmt.Sprintf("sent=%d done=%d now=%d", st.LastWatchFlush, rec.completedAtMono(), fakeapiserver.MonotonicNow()))
@@ -325,10 +343,19 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		stopProfile()
 		if probe.Enabled {
 			printProbe(os.Stderr, name, sentRead, marks)
+			// The same for the slowest 2% of the events: where the tail's
+			// time goes.
+			tr, tm := tailOf(lat, sentRead, marks, 0.98)
+			printProbe(os.Stderr, name+"-tail", tr, tm)
 		}
+		r.LatencyGCs = int(gcCycles() - gcs0)
 		slices.Sort(lat)
 		slices.Sort(fire)
+		slices.Sort(noGC)
 		r.P50Micros, r.P99Micros = lat[len(lat)/2], lat[len(lat)*99/100]
+		if len(noGC) > 0 {
+			r.P99NoGCMicros = noGC[len(noGC)*99/100]
+		}
 		r.FireP50Micros = fire[len(fire)/2]
 		pings := make([]float64, 0, 100)
 		for range 100 {

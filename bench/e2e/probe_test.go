@@ -15,11 +15,18 @@ import (
 // from the read to the observation. Each step includes one mark's reading
 // of the clock. An event whose read was not marked (a stack without the
 // probe's points) counts in no step. sentRead, the times from the server's
-// send to the read, comes first when there are any.
+// send to the read (negative where the read was not marked), comes first
+// when there are any.
 func printProbe(w io.Writer, stack string, sentRead []float64, marks [][probe.NumPoints]int64) {
 	steps := probeSteps(marks)
-	if len(sentRead) > 0 {
-		steps = append([]probeStep{stepOf("sent->read", sentRead)}, steps...)
+	var sr []float64
+	for _, v := range sentRead {
+		if v >= 0 {
+			sr = append(sr, v)
+		}
+	}
+	if len(sr) > 0 {
+		steps = append([]probeStep{stepOf("sent->read", sr)}, steps...)
 	}
 	for _, s := range steps {
 		fmt.Fprintf(w, "probe %s %-24s n=%-5d p50 %6.2f µs  p90 %6.2f µs\n", stack, s.name, s.n, s.p50, s.p90)
@@ -72,11 +79,41 @@ func probeSteps(marks [][probe.NumPoints]int64) []probeStep {
 	return out
 }
 
+// tailOf returns the sentRead and marks of the events whose lat (the
+// three indexed alike) is at least lat's quantile q.
+func tailOf(lat, sentRead []float64, marks [][probe.NumPoints]int64, q float64) ([]float64, [][probe.NumPoints]int64) {
+	if len(lat) == 0 {
+		return nil, nil
+	}
+	sorted := slices.Clone(lat)
+	slices.Sort(sorted)
+	cut := sorted[int(float64(len(sorted)-1)*q)]
+	var sr []float64
+	var ms [][probe.NumPoints]int64
+	for i, l := range lat {
+		if l >= cut && i < len(sentRead) && i < len(marks) {
+			sr, ms = append(sr, sentRead[i]), append(ms, marks[i])
+		}
+	}
+	return sr, ms
+}
+
 // stepOf returns the step's count, p50 and p90 of v (µs, not empty),
 // which it sorts.
 func stepOf(name string, v []float64) probeStep {
 	slices.Sort(v)
 	return probeStep{name, len(v), v[len(v)/2], v[len(v)*9/10]}
+}
+
+func TestTailOf(t *testing.T) {
+	var m [4][probe.NumPoints]int64
+	for i := range m {
+		m[i][probe.Read] = int64(i + 1)
+	}
+	sr, ms := tailOf([]float64{5, 40, 10, 30}, []float64{1, 2, 3, 4}, m[:], 0.7)
+	if !slices.Equal(sr, []float64{2, 4}) || len(ms) != 2 || ms[0][probe.Read] != 2 || ms[1][probe.Read] != 4 {
+		t.Errorf("tailOf = %v, %v; want the events of lat 40 and 30", sr, ms)
+	}
 }
 
 func TestProbeSteps(t *testing.T) {
