@@ -2,7 +2,7 @@
 # bench.sh runs the side-by-side benchmarks of bench/ (kubeloop against
 # client-go v0.37.2 and controller-runtime v0.25.2) and writes BENCHMARKS.md.
 #
-#   hack/bench.sh                 # the full suite (~22 minutes on 2 cores)
+#   hack/bench.sh                 # the full suite (~27 minutes on 2 cores)
 #   BENCH_COUNT=3 hack/bench.sh   # fewer runs per figure
 #   BENCH_QUICK=1 hack/bench.sh   # small object counts, to try the pipeline
 #   BENCH_REPORT=/tmp/b.md hack/bench.sh   # write the report elsewhere
@@ -37,7 +37,7 @@ if [[ -n "${BENCH_QUICK:-}" ]]; then
 else
 	cache_flags=(-configmaps 100000 -pods 10000 -secrets 10000)
 	read_flags=(-configmaps 100000 -pods 0 -secrets 0)
-	e2e_flags=(-objects 100000 -events 100000 -event-objects 10000 -latency 1000 -floor)
+	e2e_flags=(-objects 100000 -events 100000 -event-objects 10000 -latency 3000 -floor)
 	queue_time=(-test.benchtime 0.5s)
 	read -r -a series <<<"${BENCH_SERIES:-10000:6 100000:5 1000000:3}"
 fi
@@ -60,10 +60,15 @@ go test -c -o "$out/cache.test" ./cache/
 go test -c -o "$out/e2e.test" ./e2e/
 go build -o "$out/fakeapiserver" ./cmd/fakeapiserver
 go build -o "$out/benchreport" ./cmd/benchreport
+go build -o "$out/wakestalls" ./cmd/wakestalls
 export KUBELOOP_FAKEAPISERVER="$out/fakeapiserver"
 
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 others="$(ps -eo pcpu=,comm= --sort=-pcpu | awk '$1 > 20 && $2 !~ /(\.test|fakeapiserver|ps)$/' | head -5 | tr '\n' ';')"
+# How late this machine wakes an idle process, before and after the suite:
+# the latency phase's p99 sits near the share of late wake-ups.
+log "wake-up stalls (about 11 s)"
+stalls_before="$("$out/wakestalls" -n 5000)"
 start=$(date +%s)
 
 # timed runs one part of a round and adds its seconds to took[$1].
@@ -123,6 +128,7 @@ for sr in "${series[@]}"; do
 done
 elapsed=$(( $(date +%s) - start ))
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+stalls_after="$("$out/wakestalls" -n 5000)"
 
 cat >>"$cmds" <<CMDS
 # summaries (benchreport reads the CSV)
@@ -163,6 +169,7 @@ fi
 	echo "- time per part (all rounds): $(IFS=';'; echo "${parts[*]}" | sed 's/;/; /g')"
 	echo "- GOMAXPROCS=2 for every benchmark process and for the fake API server"
 	echo "- transparent huge pages: $(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown) (with madvise, Go's heap is in 4 KiB pages, and the 1M cold start's CPU per object depends on the cost of address translation; see BENCHMARKS-perf.md, issue 33 item 2)"
+	echo "- wake-up stalls (\`bench/cmd/wakestalls\`, a lone Go process sleeping 2 ms as the latency phase does between events): before the suite $stalls_before; after it $stalls_after. A stack's p99 over the latency phase's events moves with how many of these land in its run (BENCHMARKS-perf.md, issue 33 item 2)"
 	echo "- shared machine: $shared"
 } >"$out/machine.txt"
 

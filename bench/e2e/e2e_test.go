@@ -349,6 +349,9 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 			printProbe(os.Stderr, name+"-tail", tr, tm)
 		}
 		r.LatencyGCs = int(gcCycles() - gcs0)
+		if err := writeLatencies(name, lat); err != nil {
+			return r, err
+		}
 		slices.Sort(lat)
 		slices.Sort(fire)
 		slices.Sort(noGC)
@@ -378,6 +381,22 @@ func heapMiB() float64 {
 }
 
 // startProfile writes a CPU profile of a phase to
+// writeLatencies writes the latency phase's event-to-reconcile times (µs,
+// one per line, in the order the events were sent) to
+// $KUBELOOP_E2E_LATENCIES.<stack> when that variable is set: for the
+// spread of a percentile within one run (BENCHMARKS-perf.md).
+func writeLatencies(name string, lat []float64) error {
+	prefix := os.Getenv("KUBELOOP_E2E_LATENCIES")
+	if prefix == "" {
+		return nil
+	}
+	var b strings.Builder
+	for _, l := range lat {
+		fmt.Fprintf(&b, "%.2f\n", l)
+	}
+	return os.WriteFile(prefix+"."+name, []byte(b.String()), 0o644)
+}
+
 // $KUBELOOP_E2E_CPUPROFILE.<phase>.<stack> when that variable is set, at
 // $KUBELOOP_E2E_PROFILE_HZ samples a second if set (phases: cold, steady,
 // latency).
