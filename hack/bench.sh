@@ -31,13 +31,13 @@ export GOMAXPROCS=2
 if [[ -n "${BENCH_QUICK:-}" ]]; then
 	cache_flags=(-configmaps 10000 -pods 1000 -secrets 1000)
 	read_flags=(-configmaps 10000 -pods 0 -secrets 0)
-	e2e_flags=(-objects 10000 -events 20000 -event-objects 2000 -latency 100 -floor)
+	e2e_flags=(-objects 10000 -events 20000 -event-objects 2000 -latency 100 -floor -interleave -interleave-block 20)
 	queue_time=(-test.benchtime 0.2s)
 	read -r -a series <<<"${BENCH_SERIES:-1000:2 10000:2 50000:1}"
 else
 	cache_flags=(-configmaps 100000 -pods 10000 -secrets 10000)
 	read_flags=(-configmaps 100000 -pods 0 -secrets 0)
-	e2e_flags=(-objects 100000 -events 100000 -event-objects 10000 -latency 3000 -floor)
+	e2e_flags=(-objects 100000 -events 100000 -event-objects 10000 -latency 3000 -floor -interleave -interleave-block 50)
 	queue_time=(-test.benchtime 0.5s)
 	read -r -a series <<<"${BENCH_SERIES:-10000:6 100000:5 1000000:3}"
 fi

@@ -52,7 +52,9 @@ type result struct {
 
 // BenchmarkE2E runs each stack once per iteration in a fresh child
 // process, through the three phases. Run it with -benchtime 1x and
-// -count N. With -floor, the reference stacks.Floor, stacks.WireWorker and
+// -count N. With -interleave the stacks' latency phases run by turns over
+// the same seconds (interleave_test.go), one child per stack per
+// invocation; -benchtime must then be 1x. With -floor, the reference stacks.Floor, stacks.WireWorker and
 // stacks.Wire run beside the three stacks as impl=floor, impl=wire-worker
 // and impl=wire (not peers: the least a controller, and any consumer, of
 // the same watch can do).
@@ -67,10 +69,24 @@ func BenchmarkE2E(b *testing.B) {
 	if *reverse {
 		slices.Reverse(names)
 	}
+	var turns map[string]result // with -interleave: every selected stack's result, run together
+	if *interleave {
+		var selected []string
+		for _, name := range names {
+			if benchSelects(name) {
+				selected = append(selected, name)
+			}
+		}
+		turns = runInterleaved(b, selected, *nEvents, *nEventObjects, *nLatency, *interleaveBlock)
+	}
 	for _, name := range names {
 		b.Run("impl="+name, func(b *testing.B) {
 			var rs []result
 			for b.Loop() {
+				if turns != nil {
+					rs = append(rs, turns[name])
+					continue
+				}
 				rs = append(rs, runStack(b, name, *nEvents, *nEventObjects, *nLatency))
 			}
 			avg := averager(rs)
@@ -174,7 +190,19 @@ func runChild() int {
 		fmt.Fprintln(os.Stderr, "bad KUBELOOP_E2E_ARGS:", err)
 		return 2
 	}
-	r, err := child(name, fakeapiserver.Connect(os.Getenv("KUBELOOP_E2E_URL")), n, events, eventObjects, latency, workers)
+	srv := fakeapiserver.Connect(os.Getenv("KUBELOOP_E2E_URL"))
+	var turns turnTaker
+	if v := os.Getenv(interleaveEnv); v != "" {
+		if _, err := fmt.Sscanf(v, "%d", &turnBlock); err != nil || turnBlock <= 0 {
+			fmt.Fprintf(os.Stderr, "bad %s=%q: want the events per turn\n", interleaveEnv, v)
+			return 2
+		}
+		// Other stacks' children stay connected to the server while this
+		// one runs: its events go to its own watches alone.
+		srv = srv.InLane(laneOf(name))
+		turns = takeTurns
+	}
+	r, err := child(name, srv, n, events, eventObjects, latency, workers, turns)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return 1
@@ -186,7 +214,11 @@ func runChild() int {
 	return 0
 }
 
-func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, latency, workers int) (result, error) {
+// child runs one stack through the three phases. With turns set (the
+// parent's -interleave), the latency phase's events are run by turns,
+// which calls event with k = 0, 1, ... when the parent says so, counted
+// or not, until latency of them were counted.
+func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, latency, workers int, turns turnTaker) (result, error) {
 	var r result
 	st, ok := stacks.Lookup(name)
 	if !ok {
@@ -275,7 +307,13 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 
 	// Latency.
 	if latency > 0 {
-		p, err := srv.Prepare(latency, latency)
+		// By turns, each turn starts with an event that is not counted
+		// (see -interleave-block): latency/block+1 more.
+		prepared := latency
+		if turns != nil {
+			prepared += warmups(latency, turnBlock)
+		}
+		p, err := srv.Prepare(prepared, latency)
 		if err != nil {
 			return r, err
 		}
@@ -287,19 +325,25 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 		var sentRead []float64             // and from the server's send to the read, µs
 		var noGC []float64                 // lat of the events during which no GC cycle ended
 		gcs0 := gcCycles()
-		for k := range latency {
+		// event fires the prepared event k (of ConfigMap k % latency) and
+		// waits for its reconcile; counted, it records the event's figures.
+		event := func(k int, counted bool) error {
 			time.Sleep(2 * time.Millisecond)
-			done := rec.phase(map[int]int64{k: p.BaseRV + int64(k) + 1})
+			done := rec.phase(map[int]int64{k % latency: p.BaseRV + int64(k) + 1})
 			t := rec.now()
 			gcBefore := gcCycles()
 			probe.Take()
 			if _, err := srv.Fire(1); err != nil {
-				return r, err
+				return err
 			}
 			select {
 			case <-done:
 			case <-time.After(time.Minute):
-				return r, fmt.Errorf("latency: event %d not reconciled after a minute", k)
+				return fmt.Errorf("latency: event %d not reconciled after a minute", k)
+			}
+			if !counted {
+				probe.Take()
+				return nil
 			}
 			if probe.Enabled {
 				marks = append(marks, probe.Take())
@@ -309,11 +353,11 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 			// to the completion of the reconcile that saw it.
 			st, err := srv.Stats()
 			if err != nil {
-				return r, err
+				return err
 			}
 			d := rec.completedAtMono() - st.LastWatchFlush
 			if st.LastWatchFlush == 0 || d < 0 {
-				return r, fmt.Errorf("latency: event %d: reconciled at %d, sent at %d", k, rec.completedAtMono(), st.LastWatchFlush)
+				return fmt.Errorf("latency: event %d: reconciled at %d, sent at %d", k, rec.completedAtMono(), st.LastWatchFlush)
 			}
 			lat = append(lat, float64(d)/1e3)
 			if gcCycles() == gcBefore {
@@ -338,6 +382,19 @@ func child(name string, srv *fakeapiserver.Process, n, events, eventObjects, lat
 			// request's way to the server (the method before the
 			// server timed its sends; kept for comparison).
 			fire = append(fire, float64((rec.completedAt() - t).Microseconds()))
+			return nil
+		}
+		if turns != nil {
+			err = turns(latency, event)
+		} else {
+			for k := range latency {
+				if err = event(k, true); err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
+			return r, err
 		}
 		stopTrace()
 		stopProfile()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +25,26 @@ type Process struct {
 	stdin io.Closer
 	http  *http.Client
 	dir   string
+	lane  string // see InLane
+}
+
+// InLane returns a handle on the same server whose Config sends lane as
+// the User-Agent and whose Prepare, Fire and Stats act on that lane
+// alone: the events it fires reach only the watches of clients made from
+// its Config, so several benchmark children can stay connected to one
+// server and take turns (bench/e2e's -interleave). Stop must not be
+// called on it.
+func (p *Process) InLane(lane string) *Process {
+	q := &Process{URL: p.URL, http: p.http, lane: lane}
+	return q
+}
+
+// laneQuery is the lane's query parameter to append to a /bench/ path.
+func (p *Process) laneQuery() string {
+	if p.lane == "" {
+		return ""
+	}
+	return "&lane=" + url.QueryEscape(p.lane)
 }
 
 // Launch builds cmd/fakeapiserver (unless $KUBELOOP_FAKEAPISERVER names a
@@ -84,7 +105,7 @@ func launch(ctx context.Context, env, cmd string, args ...string) (*Process, err
 // Config returns a client configuration for the server without client-side
 // rate limiting.
 func (p *Process) Config() *rest.Config {
-	return &rest.Config{Host: p.URL, QPS: -1, Timeout: 0}
+	return &rest.Config{Host: p.URL, QPS: -1, Timeout: 0, UserAgent: p.lane}
 }
 
 // Stop ends the server and waits for it.
@@ -125,18 +146,22 @@ func (p *Process) post(path string, out any) error {
 // Prepare encodes count MODIFIED events over the first objects ConfigMaps.
 func (p *Process) Prepare(count, objects int) (PrepareResult, error) {
 	var r PrepareResult
-	err := p.post(fmt.Sprintf("/bench/prepare?count=%d&objects=%d", count, objects), &r)
+	err := p.post(fmt.Sprintf("/bench/prepare?count=%d&objects=%d%s", count, objects, p.laneQuery()), &r)
 	return r, err
 }
 
-// Fire pushes the next count prepared events to every watcher; it returns
-// once they are queued, with the number of watchers.
+// Fire pushes the next count prepared events to every watcher (of the
+// lane, see InLane); it returns once they are queued, with the number of
+// watchers.
 func (p *Process) Fire(count int) (watchers int, err error) {
 	var r struct{ Watchers int }
-	if err := p.post(fmt.Sprintf("/bench/fire?count=%d", count), &r); err != nil {
+	if err := p.post(fmt.Sprintf("/bench/fire?count=%d%s", count, p.laneQuery()), &r); err != nil {
 		return 0, err
 	}
 	if r.Watchers == 0 {
+		if p.lane != "" {
+			return 0, fmt.Errorf("fakeapiserver: fire: nobody in lane %q watches ConfigMaps (does the client send its Config's UserAgent?)", p.lane)
+		}
 		return 0, errors.New("fakeapiserver: fire: nobody watches ConfigMaps")
 	}
 	return r.Watchers, nil
@@ -148,7 +173,11 @@ func (p *Process) Ping() error { return p.post("/bench/ping", nil) }
 // Stats returns the request counters.
 func (p *Process) Stats() (Stats, error) {
 	var s Stats
-	resp, err := p.http.Get(p.URL + "/bench/stats")
+	path := "/bench/stats"
+	if p.lane != "" {
+		path += "?lane=" + url.QueryEscape(p.lane)
+	}
+	resp, err := p.http.Get(p.URL + path)
 	if err != nil {
 		return s, err
 	}

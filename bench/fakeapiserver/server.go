@@ -38,13 +38,39 @@ type Server struct {
 	kinds map[string]*kind // by resource
 	codec [2]codec
 
-	mu       sync.Mutex
-	prepared [2][][]byte // MODIFIED ConfigMap frames by encoding
-	cursor   int
-	nextRV   int64
+	mu     sync.Mutex
+	lanes  map[string]*lane // by name; "" is every watcher
+	nextRV int64
 
 	lists, watches, watchLists [2]atomic.Int64
 	lastFlush                  atomic.Int64 // MonotonicNow when watch events were last sent
+}
+
+// A lane is the prepared events of the watchers of one client, named by
+// the User-Agent of their requests: with several benchmark children
+// connected at once, each prepares and fires its own events, which reach
+// its watches alone (bench/e2e's -interleave). The lane "" prepares and
+// fires to every watcher.
+type lane struct {
+	prepared  [2][][]byte // MODIFIED ConfigMap frames by encoding; guarded by Server.mu
+	cursor    int         // guarded by Server.mu
+	lastFlush atomic.Int64
+}
+
+// lane returns the lane of that name, made on first use.
+func (s *Server) lane(name string) *lane {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.laneLocked(name)
+}
+
+func (s *Server) laneLocked(name string) *lane {
+	l := s.lanes[name]
+	if l == nil {
+		l = &lane{}
+		s.lanes[name] = l
+	}
+	return l
 }
 
 type codec struct {
@@ -66,6 +92,8 @@ type kind struct {
 
 type watcher struct {
 	enc  int
+	lane string // the User-Agent of the watch request
+	ln   *lane
 	ch   chan [2][][]byte
 	done chan struct{} // closed when the watch ends
 }
@@ -73,7 +101,7 @@ type watcher struct {
 // New encodes every object in JSON and protobuf; it takes a few seconds
 // for 100k objects.
 func New(cfg Config) (*Server, error) {
-	s := &Server{kinds: map[string]*kind{}, nextRV: 1 << 40}
+	s := &Server{kinds: map[string]*kind{}, lanes: map[string]*lane{}, nextRV: 1 << 40}
 	for i, mt := range mediaTypes {
 		info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), mt)
 		if !ok {
@@ -204,7 +232,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case p == "/bench/fire":
 		s.fire(w, r)
 	case p == "/bench/stats":
-		s.stats(w)
+		s.stats(w, r)
 	case strings.HasPrefix(p, "/api/v1/"):
 		k, ok := s.kinds[strings.TrimPrefix(p, "/api/v1/")]
 		if !ok {
@@ -237,7 +265,8 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, k *kind, enc int,
 	w.Header().Set("Transfer-Encoding", "chunked")
 	w.WriteHeader(http.StatusOK)
 	fl := w.(http.Flusher)
-	wt := &watcher{enc: enc, ch: make(chan [2][][]byte, 4096), done: make(chan struct{})}
+	ua := r.UserAgent()
+	wt := &watcher{enc: enc, lane: ua, ln: s.lane(ua), ch: make(chan [2][][]byte, 4096), done: make(chan struct{})}
 	k.mu.Lock()
 	k.watchers[wt] = struct{}{}
 	k.mu.Unlock()
@@ -280,7 +309,9 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, k *kind, enc int,
 				}
 			}
 			if len(wt.ch) == 0 {
-				s.lastFlush.Store(MonotonicNow())
+				now := MonotonicNow()
+				s.lastFlush.Store(now)
+				wt.ln.lastFlush.Store(now)
 				fl.Flush()
 			}
 		}
@@ -297,7 +328,9 @@ type PrepareResult struct {
 }
 
 // prepare encodes count MODIFIED ConfigMap events over the first objects
-// ConfigMaps, each with a fresh resourceVersion and data, for fire to push.
+// ConfigMaps, each with a fresh resourceVersion and data, for fire to push
+// (in the lane the query's lane names: the watches whose User-Agent it
+// is; none, every watch).
 func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 	count, err1 := strconv.Atoi(r.URL.Query().Get("count"))
 	objects, err2 := strconv.Atoi(r.URL.Query().Get("objects"))
@@ -332,36 +365,42 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.prepared, s.cursor = frames, 0
+	l := s.laneLocked(r.URL.Query().Get("lane"))
+	l.prepared, l.cursor = frames, 0
 	writeJSON(w, PrepareResult{Count: count, Objects: objects, BaseRV: base})
 }
 
-// fire pushes the next count prepared events to every ConfigMap watcher and
-// answers with the index of the first one once they are queued.
+// fire pushes the next count prepared events of the query's lane to its
+// ConfigMap watchers (no lane: every watcher) and answers with the index
+// of the first one once they are queued.
 func (s *Server) fire(w http.ResponseWriter, r *http.Request) {
 	count, err := strconv.Atoi(r.URL.Query().Get("count"))
 	if err != nil || count <= 0 {
 		http.Error(w, "count must be a positive integer", http.StatusBadRequest)
 		return
 	}
+	name := r.URL.Query().Get("lane")
 	s.mu.Lock()
-	first := s.cursor
-	if first+count > len(s.prepared[0]) {
+	l := s.laneLocked(name)
+	first := l.cursor
+	if first+count > len(l.prepared[0]) {
 		s.mu.Unlock()
 		http.Error(w, "not enough prepared events", http.StatusConflict)
 		return
 	}
-	s.cursor += count
+	l.cursor += count
 	var batch [2][][]byte
 	for enc := range 2 {
-		batch[enc] = s.prepared[enc][first : first+count]
+		batch[enc] = l.prepared[enc][first : first+count]
 	}
 	s.mu.Unlock()
 	k := s.kinds["configmaps"]
 	k.mu.Lock()
 	watchers := make([]*watcher, 0, len(k.watchers))
 	for wt := range k.watchers {
-		watchers = append(watchers, wt)
+		if name == "" || wt.lane == name {
+			watchers = append(watchers, wt)
+		}
 	}
 	k.mu.Unlock()
 	const chunk = 256 // let writers start before the whole batch is queued
@@ -382,8 +421,9 @@ type Stats struct {
 	ListsJSON, ListsProto           int64
 	WatchesJSON, WatchesProto       int64
 	WatchListsJSON, WatchListsProto int64
-	// LastWatchFlush is when watch events were last sent, as MonotonicNow
-	// read just before the write that sends them; 0 if never.
+	// LastWatchFlush is when watch events were last sent (to the watches
+	// of the lane asked for, if one was), as MonotonicNow read just before
+	// the write that sends them; 0 if never.
 	LastWatchFlush int64
 	// ConfigMaps is how many ConfigMaps the server holds.
 	ConfigMaps int
@@ -401,12 +441,16 @@ func MonotonicNow() int64 {
 	return ts.Nano()
 }
 
-func (s *Server) stats(w http.ResponseWriter) {
+func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
+	last := s.lastFlush.Load()
+	if name := r.URL.Query().Get("lane"); name != "" {
+		last = s.lane(name).lastFlush.Load()
+	}
 	writeJSON(w, Stats{
 		ListsJSON: s.lists[encJSON].Load(), ListsProto: s.lists[encProto].Load(),
 		WatchesJSON: s.watches[encJSON].Load(), WatchesProto: s.watches[encProto].Load(),
 		WatchListsJSON: s.watchLists[encJSON].Load(), WatchListsProto: s.watchLists[encProto].Load(),
-		LastWatchFlush: s.lastFlush.Load(),
+		LastWatchFlush: last,
 		ConfigMaps:     len(s.kinds["configmaps"].added[encJSON]),
 	})
 }

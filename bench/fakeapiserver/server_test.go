@@ -75,3 +75,70 @@ func TestServeListAndWatch(t *testing.T) {
 		})
 	}
 }
+
+// TestLanes checks that events prepared and fired in a lane reach only the
+// watches whose User-Agent names it, each lane with its own cursor and
+// send time, while the lane "" still reaches every watch.
+func TestLanes(t *testing.T) {
+	srv, err := New(Config{ConfigMaps: 10})
+	require.NoError(t, err)
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	p := Connect(hs.URL)
+	ctx := context.Background()
+	watchIn := func(lane string) watch.Interface {
+		cs, err := kubernetes.NewForConfig(p.InLane(lane).Config())
+		require.NoError(t, err)
+		w, err := cs.CoreV1().ConfigMaps("").Watch(ctx, metav1.ListOptions{ResourceVersion: "11"})
+		require.NoError(t, err)
+		return w
+	}
+	a, b := watchIn("lane-a"), watchIn("lane-b")
+	defer a.Stop()
+	defer b.Stop()
+	la, lb := p.InLane("lane-a"), p.InLane("lane-b")
+	prepA, err := la.Prepare(2, 2)
+	require.NoError(t, err)
+	prepB, err := lb.Prepare(1, 1)
+	require.NoError(t, err)
+
+	n, err := la.Fire(2)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "lane-a has one watch")
+	for k := range 2 {
+		ev := <-a.ResultChan()
+		assert.Equal(t, strconv.FormatInt(prepA.BaseRV+int64(k)+1, 10), ev.Object.(*corev1.ConfigMap).ResourceVersion)
+	}
+	_, err = la.Fire(1)
+	assert.Error(t, err, "lane-a's 2 prepared events are spent; lane-b's cursor is its own")
+	stA, err := la.Stats()
+	require.NoError(t, err)
+	stB, err := lb.Stats()
+	require.NoError(t, err)
+	assert.NotZero(t, stA.LastWatchFlush)
+	assert.Zero(t, stB.LastWatchFlush, "nothing was sent in lane-b")
+
+	_, err = lb.Fire(1)
+	require.NoError(t, err)
+	ev := <-b.ResultChan()
+	assert.Equal(t, strconv.FormatInt(prepB.BaseRV+1, 10), ev.Object.(*corev1.ConfigMap).ResourceVersion,
+		"lane-b's watch got its own event, not lane-a's before it")
+	select {
+	case ev := <-a.ResultChan():
+		t.Fatalf("lane-a's watch got lane-b's event %v", ev)
+	default:
+	}
+
+	_, err = p.Prepare(1, 1)
+	require.NoError(t, err)
+	n, err = p.Fire(1)
+	require.NoError(t, err)
+	assert.Equal(t, 2, n, "no lane: every watch")
+	<-a.ResultChan()
+	<-b.ResultChan()
+
+	_, err = p.InLane("nobody").Prepare(1, 1)
+	require.NoError(t, err)
+	_, err = p.InLane("nobody").Fire(1)
+	assert.ErrorContains(t, err, `nobody in lane "nobody"`)
+}

@@ -222,7 +222,11 @@ const method = `## Method
   there are fewer reconciles than events); latency is from the fake server's sending of the watch event
   (CLOCK_MONOTONIC, which both processes share, read just before the write) to the moment the
   reconcile that sees the new version completes, for single events 2 ms apart; it includes the
-  event's way through the kernel to the client (the same for every stack). fire-p50-us adds the
+  event's way through the kernel to the client (the same for every stack). The stacks' latency
+  phases run by turns over the same seconds (-interleave: every child stays connected, idle, after
+  its steady state; each stack in turn then gets 50 counted events, after one that is not counted,
+  while the others wait, and each event reaches its own stack's watch alone), so a stretch of late
+  wake-ups on the machine falls on every stack alike (BENCHMARKS-perf.md). fire-p50-us adds the
   trigger request's way to the server (the earlier measure); ping-us is a plain round trip, for scale.
 - **Floor** (impl=floor in the end-to-end table; not a peer and in no target): stacks.Floor, the least a
   consumer of the same events can do, run in the same child process with the same phases and clock

@@ -196,6 +196,9 @@ func watchFrames(ctx context.Context, cfg *rest.Config, name string, fn func(fra
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	req.Header.Set("Accept", runtime.ContentTypeProtobuf+";stream=watch")
+	if cfg.UserAgent != "" {
+		req.Header.Set("User-Agent", cfg.UserAgent)
+	}
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	if strings.HasPrefix(cfg.Host, "https://") {
 		if client, err = rest.HTTPClientFor(cfg); err != nil {
