@@ -53,7 +53,8 @@ go test -c -o \$out/workqueue.test ./workqueue/
 go test -c -o \$out/cache.test ./cache/
 go test -c -o \$out/e2e.test ./e2e/
 go build -o \$out/fakeapiserver ./cmd/fakeapiserver   # KUBELOOP_FAKEAPISERVER=\$out/fakeapiserver
-# then $count rounds of:
+# then $count rounds of (the e2e run with KUBELOOP_E2E_LATENCIES=\$out/latency/r<round>,
+# whose files give benchreport -latencies the pooled p50 and p99):
 CMDS
 go test -c -o "$out/workqueue.test" ./workqueue/
 go test -c -o "$out/cache.test" ./cache/
@@ -62,6 +63,7 @@ go build -o "$out/fakeapiserver" ./cmd/fakeapiserver
 go build -o "$out/benchreport" ./cmd/benchreport
 go build -o "$out/wakestalls" ./cmd/wakestalls
 export KUBELOOP_FAKEAPISERVER="$out/fakeapiserver"
+rm -rf "$out/latency" && mkdir -p "$out/latency"
 
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 others="$(ps -eo pcpu=,comm= --sort=-pcpu | awk '$1 > 20 && $2 !~ /(\.test|fakeapiserver|ps)$/' | head -5 | tr '\n' ';')"
@@ -92,7 +94,7 @@ for i in $(seq 1 "$count"); do
 	log "round $i/$count: cache reads"
 	timed cache-read run "$out/cache-read.txt" "$out/cache.test" -test.run '^$' -test.bench 'BenchmarkCacheRead' -test.benchmem -test.benchtime 0.5s -test.count 1 "${read_flags[@]}" "${order[@]}"
 	log "round $i/$count: end to end"
-	timed e2e run "$out/e2e.txt" "$out/e2e.test" -test.run '^$' -test.bench 'BenchmarkE2E' -test.benchtime 1x -test.count 1 "${e2e_flags[@]}" "${order[@]}"
+	KUBELOOP_E2E_LATENCIES="$out/latency/r$i" timed e2e run "$out/e2e.txt" "$out/e2e.test" -test.run '^$' -test.bench 'BenchmarkE2E' -test.benchtime 1x -test.count 1 "${e2e_flags[@]}" "${order[@]}"
 done
 
 # serve starts a fake API server holding $1 ConfigMaps as a coprocess and
@@ -134,7 +136,7 @@ cat >>"$cmds" <<CMDS
 # summaries (benchreport reads the CSV)
 $benchstat -col /impl \$out/<comparison>.txt
 $benchstat -format csv -col /impl \$out/<comparison>.txt > <comparison>.csv
-go run ./cmd/benchreport -o ../BENCHMARKS.md -machine machine.txt -commands commands.txt workqueue=... cache-sync=... cache-read=... e2e=... coldstart=...
+go run ./cmd/benchreport -o ../BENCHMARKS.md -machine machine.txt -commands commands.txt -latencies \$out/latency workqueue=... cache-sync=... cache-read=... e2e=... coldstart=...
 CMDS
 
 args=()
@@ -173,7 +175,7 @@ fi
 	echo "- shared machine: $shared"
 } >"$out/machine.txt"
 
-"$out/benchreport" -o "$report" -machine "$out/machine.txt" -commands "$cmds" "${args[@]}"
+"$out/benchreport" -o "$report" -machine "$out/machine.txt" -commands "$cmds" -latencies "$out/latency" "${args[@]}"
 # The store's table-or-map comparison and the sharding benchmarks (make
 # bench-sharding, a real control plane) run on their own; their last
 # reports are kept beside and appended here.

@@ -25,7 +25,7 @@ func TestLatencyFloorVerdict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := render([]*table{tb}, "", "", nil, nil, "")
+	md := render([]*table{tb}, "", "", nil, nil, "", "")
 	reportHas(t, md,
 		"| perf (21) | event-to-reconcile latency p50 ≤0.5x controller-runtime's | 70 p50-us | controller-runtime 100 p50-us | 0.700x | ≤0.50x | not met: the bound, 50 p50-us, is below the floor's 60 p50-us |",
 		"| perf (21) | event-to-reconcile latency p99 ≤0.5x controller-runtime's | 160 p99-us | controller-runtime 300 p99-us | 0.533x | ≤0.50x | not met |",

@@ -15,6 +15,11 @@
 // output), which is included verbatim at the end, and a file.raw.txt (the
 // `go test -bench` lines the medians summarise), from which each target
 // gets the spread of its ratio over the rounds and how many rounds met it.
+//
+// With -latencies <dir> (the files bench/e2e's KUBELOOP_E2E_LATENCIES
+// wrote, <round>.<stack>), the e2e latency p50 and p99 are taken over
+// every round's events pooled, instead of the median of the rounds'
+// percentiles; the spread column stays per round.
 package main
 
 import (
@@ -32,6 +37,7 @@ func main() {
 	machine := flag.String("machine", "", "file with the machine description (markdown)")
 	commands := flag.String("commands", "", "file with the commands that were run")
 	svg := flag.String("svg", "", "where to write the scaling plot (default: the report's name with -scaling.svg)")
+	latencies := flag.String("latencies", "", "directory of the e2e latency files (<round>.<stack>): p50 and p99 over all rounds' events")
 	flag.Parse()
 	var tables []*table
 	raws := map[string]string{}
@@ -72,10 +78,32 @@ func main() {
 		}
 		link = relativeTo(*out, *svg)
 	}
-	md := render(tables, readOr(*machine), readOr(*commands), raws, runs, link)
+	pool := ""
+	if *latencies != "" {
+		p, err := readPooled(*latencies)
+		if err != nil {
+			fatalf("-latencies: %v", err)
+		}
+		for _, t := range tables {
+			if t.name == "e2e" {
+				if lo, hi := p.apply(t); hi > 0 {
+					pool = fmt.Sprintf("The end-to-end latency p50 and p99 (figures, targets and the floor table) are each stack's percentile over the events of every round pooled, %s per stack, not the median of the rounds' percentiles; the spread column is per round.", eventsRange(lo, hi))
+				}
+			}
+		}
+	}
+	md := render(tables, readOr(*machine), readOr(*commands), raws, runs, link, pool)
 	if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
 		fatalf("%v", err)
 	}
+}
+
+// eventsRange says how many pooled events the stacks had.
+func eventsRange(lo, hi int) string {
+	if lo == hi {
+		return fmt.Sprintf("%d events", lo)
+	}
+	return fmt.Sprintf("%d to %d events", lo, hi)
 }
 
 // relativeTo is target's path from the directory of file, for a link.

@@ -32,7 +32,7 @@ func seriesTable(t *testing.T) *table {
 }
 
 func TestGrowthTargets(t *testing.T) {
-	md := render([]*table{seriesTable(t)}, "", "", nil, nil, "BENCHMARKS-scaling.svg")
+	md := render([]*table{seriesTable(t)}, "", "", nil, nil, "BENCHMARKS-scaling.svg", "")
 	reportHas(t, md,
 		"| perf (21) | growth: cold start time per object at 1M ConfigMaps ≤1.15x kubeloop's own at 10k | 22 us/object | kubeloop at 10k 20 us/object | 1.100x | ≤1.15x | **met** |",
 		"| perf (21) | growth: heap per object after sync and GC at 1M ConfigMaps ≤1.15x kubeloop's own at 10k | 1.27 KiB/object | kubeloop at 10k 1000 B/object | 1.300x | ≤1.15x | not met |",
