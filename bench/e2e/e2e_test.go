@@ -53,8 +53,9 @@ type result struct {
 // BenchmarkE2E runs each stack once per iteration in a fresh child
 // process, through the three phases. Run it with -benchtime 1x and
 // -count N. With -interleave the stacks' latency phases run by turns over
-// the same seconds (interleave_test.go), one child per stack per
-// invocation; -benchtime must then be 1x. With -floor, the reference stacks.Floor, stacks.WireWorker and
+// the same seconds (interleave_test.go) in one child per stack, after
+// every stack's cold start and steady state ran alone in children of
+// their own, which give those figures; -benchtime must then be 1x. With -floor, the reference stacks.Floor, stacks.WireWorker and
 // stacks.Wire run beside the three stacks as impl=floor, impl=wire-worker
 // and impl=wire (not peers: the least a controller, and any consumer, of
 // the same watch can do).
@@ -77,7 +78,18 @@ func BenchmarkE2E(b *testing.B) {
 				selected = append(selected, name)
 			}
 		}
+		// Cold start and steady state one stack after the other in
+		// children of their own, as without -interleave: a cold start
+		// beside the other stacks' idle children, each holding its
+		// cache, ran 10-30% slower (BENCHMARKS-perf.md).
+		alone := make(map[string]result, len(selected))
+		for _, name := range selected {
+			alone[name] = runStack(b, name, *nEvents, *nEventObjects, 0)
+		}
 		turns = runInterleaved(b, selected, *nEvents, *nEventObjects, *nLatency, *interleaveBlock)
+		for name, r := range alone {
+			turns[name] = withLatencyOf(r, turns[name])
+		}
 	}
 	for _, name := range names {
 		b.Run("impl="+name, func(b *testing.B) {
@@ -152,6 +164,17 @@ func averager(rs []result) func(func(result) float64) float64 {
 		}
 		return s / float64(len(rs))
 	}
+}
+
+// withLatencyOf returns phases, a result of the cold start and steady
+// state, with the latency phase's figures of turns (-interleave).
+func withLatencyOf(phases, turns result) result {
+	phases.P50Micros, phases.P99Micros = turns.P50Micros, turns.P99Micros
+	phases.LatencyGCs, phases.LatencyInGC = turns.LatencyGCs, turns.LatencyInGC
+	phases.P99NoGCMicros = turns.P99NoGCMicros
+	phases.FireP50Micros = turns.FireP50Micros
+	phases.PingMicros = turns.PingMicros
+	return phases
 }
 
 func runStack(b *testing.B, name string, events, eventObjects, latency int) result {

@@ -14,9 +14,13 @@ import (
 )
 
 // With -interleave, BenchmarkE2E runs the latency phase of every stack by
-// turns instead of one stack after the other: each stack's child runs its
-// cold start and steady state alone, as without it, and then waits,
-// connected and idle, until every child has got there; the parent then
+// turns instead of one stack after the other. First every stack's cold
+// start and steady state run alone in children that then end, as without
+// it: these give the report's cold start, memory and steady-state
+// figures (measured beside idle children holding their caches, a cold
+// start ran 10-30% slower). Then a second child per stack runs its cold
+// start and steady state alone again (their figures discarded) and
+// waits, connected and idle, until every child has got there; the parent then
 // gives the stacks turns of -interleave-block latency events each (2 ms
 // apart, as without it), the first of each round of turns moving along
 // the stacks, until each has had -latency. So every stack's events are

@@ -229,8 +229,9 @@ const method = `## Method
   (CLOCK_MONOTONIC, which both processes share, read just before the write) to the moment the
   reconcile that sees the new version completes, for single events 2 ms apart; it includes the
   event's way through the kernel to the client (the same for every stack). The stacks' latency
-  phases run by turns over the same seconds (-interleave: every child stays connected, idle, after
-  its steady state; each stack in turn then gets 50 counted events, after one that is not counted,
+  phases run by turns over the same seconds (-interleave: after every stack's cold start and steady
+  state ran alone, in children that then ended and that give those figures, a second child per stack
+  repeats them and stays connected, idle; each stack in turn then gets 50 counted events, after one that is not counted,
   while the others wait, and each event reaches its own stack's watch alone), so a stretch of late
   wake-ups on the machine falls on every stack alike (BENCHMARKS-perf.md). fire-p50-us adds the
   trigger request's way to the server (the earlier measure); ping-us is a plain round trip, for scale.
